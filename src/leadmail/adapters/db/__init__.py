@@ -1,0 +1,1 @@
+"""Storage on Piccolo: the same tables and queries on SQLite (embedded) and Postgres."""

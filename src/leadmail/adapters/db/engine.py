@@ -1,0 +1,145 @@
+"""One database, SQLite or Postgres, chosen by URL, and the translation of its driver's
+errors into port errors."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import asyncpg
+from piccolo.engine.base import Engine
+from piccolo.engine.postgres import PostgresEngine
+from piccolo.engine.sqlite import SQLiteEngine, TransactionType
+
+from leadmail.adapters.db.tables import Tables, build_tables
+from leadmail.ports.errors import StorageUnavailable
+
+SQLITE_PREFIX = "sqlite:///"
+SQLITE_BUSY_TIMEOUT_S = 30.0
+
+
+def sqlite_path(url: str) -> str:
+    """``sqlite:///./leadmail.db`` -> ``./leadmail.db``; ``sqlite:////x.db`` -> ``/x.db``."""
+    path = url.removeprefix(SQLITE_PREFIX)
+    if not path or path == ":memory:":
+        raise ValueError("SQLite needs a file path (an in-memory database is not supported)")
+    return path
+
+
+def engine_for_url(
+    url: str, *, connect_timeout: float = 5.0, command_timeout: float = 30.0
+) -> Engine[Any]:
+    if url.startswith(SQLITE_PREFIX):
+        return SQLiteEngine(path=sqlite_path(url), timeout=SQLITE_BUSY_TIMEOUT_S)
+    if url.startswith(("postgres://", "postgresql://")):
+        return PostgresEngine(
+            config={"dsn": url, "timeout": connect_timeout, "command_timeout": command_timeout}
+        )
+    raise ValueError("database URL must start with sqlite:///, postgresql:// or postgres://")
+
+
+@dataclass
+class Database:
+    """An engine, its tables, and how to write to it safely.
+
+    SQLite allows one writer at a time; writes from this process queue on ``write_lock``
+    instead of failing with "database is locked", and the busy timeout covers other
+    processes (the CLI, say). On Postgres the lock is a no-op.
+    """
+
+    engine: Engine[Any]
+    kind: Literal["sqlite", "postgres"]
+    pool_min: int = 2
+    pool_max: int = 10
+    tables: Tables = field(init=False)
+    _write_lock: asyncio.Lock | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.tables = build_tables(self.engine)
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        pool_min: int = 2,
+        pool_max: int = 10,
+        connect_timeout: float = 5.0,
+        command_timeout: float = 30.0,
+    ) -> Database:
+        engine = engine_for_url(
+            url, connect_timeout=connect_timeout, command_timeout=command_timeout
+        )
+        kind: Literal["sqlite", "postgres"] = (
+            "sqlite" if isinstance(engine, SQLiteEngine) else "postgres"
+        )
+        return cls(engine=engine, kind=kind, pool_min=pool_min, pool_max=pool_max)
+
+    async def start(self) -> None:
+        with translate_errors():
+            if isinstance(self.engine, PostgresEngine):
+                await self.engine.start_connection_pool(
+                    min_size=self.pool_min, max_size=self.pool_max
+                )
+            else:
+                # WAL lets readers proceed while one writer writes; it persists in the file.
+                await self.engine.run_ddl("PRAGMA journal_mode=WAL")
+
+    async def close(self) -> None:
+        if isinstance(self.engine, PostgresEngine) and self.engine.pool is not None:
+            await self.engine.close_connection_pool()
+
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[None]:
+        """Hold this around every write, and around every transaction."""
+        if self.kind == "postgres":
+            yield
+            return
+        if self._write_lock is None:
+            self._write_lock = asyncio.Lock()
+        async with self._write_lock:
+            yield
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        async with self.writing():
+            if isinstance(self.engine, SQLiteEngine):
+                # IMMEDIATE takes the write lock up front: no deadlock upgrading a read.
+                async with self.engine.transaction(transaction_type=TransactionType.immediate):
+                    yield
+            elif isinstance(self.engine, PostgresEngine):
+                async with self.engine.transaction():
+                    yield
+
+
+_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    OSError,  # refused, reset, unreachable; ConnectionError is a subclass
+    asyncio.TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.TooManyConnectionsError,
+    asyncpg.AdminShutdownError,
+    asyncpg.QueryCanceledError,
+)
+
+
+def is_unique_violation(error: BaseException) -> bool:
+    if isinstance(error, asyncpg.UniqueViolationError):
+        return True
+    return isinstance(error, sqlite3.IntegrityError) and "UNIQUE" in str(error)
+
+
+@contextlib.contextmanager
+def translate_errors() -> Iterator[None]:
+    """Turn "the database is not there" into StorageUnavailable; let the rest through."""
+    try:
+        yield
+    except _UNAVAILABLE as e:
+        raise StorageUnavailable() from e
+    except sqlite3.OperationalError as e:  # locked past the busy timeout, unopenable file
+        raise StorageUnavailable() from e

@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from leadmail.adapters.db.engine import Database, translate_errors
+from leadmail.domain.keys import ApiKey, new_account_id, new_key_id
+from leadmail.ports.keys import ApiKeyStore
+
+
+class PiccoloApiKeyStore(ApiKeyStore):
+    def __init__(self, database: Database) -> None:
+        self._db = database
+        self._accounts = database.tables.accounts
+        self._keys = database.tables.api_keys
+
+    async def create_key(
+        self, *, account_name: str, label: str, digest: str, prefix: str, now: datetime
+    ) -> ApiKey:
+        a, k = self._accounts, self._keys
+        with translate_errors():
+            async with self._db.transaction():
+                row = await a.select(a.account_id).where(a.name == account_name).first()
+                if row is None:
+                    account_id = new_account_id()
+                    await a.insert(a(account_id=account_id, name=account_name, created_at=now))
+                else:
+                    account_id = row["account_id"]
+                key_id = new_key_id()
+                await k.insert(
+                    k(
+                        key_id=key_id,
+                        account_id=account_id,
+                        label=label,
+                        prefix=prefix,
+                        digest=digest,
+                        created_at=now,
+                        last_used_at=None,
+                        revoked_at=None,
+                    )
+                )
+        return ApiKey(
+            key_id=key_id,
+            account_id=account_id,
+            account_name=account_name,
+            label=label,
+            prefix=prefix,
+            digest=digest,
+            created_at=now,
+            last_used_at=None,
+            revoked_at=None,
+        )
+
+    def _select(self) -> Any:
+        k = self._keys
+        return k.select(*k.all_columns(), k.account_id.name.as_alias("account_name"))
+
+    async def find_by_digest(self, digest: str) -> ApiKey | None:
+        with translate_errors():
+            row = await self._select().where(self._keys.digest == digest).first()
+        return None if row is None else _key(row)
+
+    async def list_keys(self, account_name: str | None = None) -> list[ApiKey]:
+        k = self._keys
+        q = self._select()
+        if account_name is not None:
+            q = q.where(k.account_id.name == account_name)
+        with translate_errors():
+            rows = await q.order_by(k.created_at, k.key_id)
+        return [_key(row) for row in rows]
+
+    async def revoke(self, key_id: str, now: datetime) -> ApiKey | None:
+        k = self._keys
+        async with self._db.writing():
+            with translate_errors():
+                await k.update({k.revoked_at: now}).where(
+                    (k.key_id == key_id) & k.revoked_at.is_null()
+                )
+        with translate_errors():
+            row = await self._select().where(k.key_id == key_id).first()
+        return None if row is None else _key(row)
+
+    async def touch(self, key_id: str, now: datetime) -> None:
+        k = self._keys
+        async with self._db.writing():
+            with translate_errors():
+                await k.update({k.last_used_at: now}).where(k.key_id == key_id)
+
+    async def count_keys(self) -> int:
+        with translate_errors():
+            return int(await self._keys.count())
+
+
+def _key(row: dict[str, Any]) -> ApiKey:
+    return ApiKey(
+        key_id=row["key_id"],
+        account_id=row["account_id"],
+        account_name=row["account_name"],
+        label=row["label"],
+        prefix=row["prefix"],
+        digest=row["digest"],
+        created_at=_aware(row["created_at"]),
+        last_used_at=_aware(row["last_used_at"]),
+        revoked_at=_aware(row["revoked_at"]),
+    )
+
+
+def _aware(value: datetime | None) -> Any:
+    if value is None:
+        return None
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

@@ -1,0 +1,17 @@
+"""The Piccolo app that owns leadmail's migrations."""
+
+from __future__ import annotations
+
+import os
+
+from piccolo.conf.apps import AppConfig
+
+from leadmail.adapters.db.tables import Accounts, ApiKeys, Leads
+
+APP_CONFIG = AppConfig(
+    app_name="leadmail",
+    migrations_folder_path=os.path.join(os.path.dirname(__file__), "migrations"),
+    table_classes=[Accounts, ApiKeys, Leads],
+    migration_dependencies=[],
+    commands=[],
+)

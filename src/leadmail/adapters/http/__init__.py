@@ -1,0 +1,1 @@
+"""The inbound adapter: Litestar controllers, wire schemas, auth and the error table."""

@@ -1,0 +1,102 @@
+"""/api/v1/leads: the calling account's own lead database."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Controller, Request, delete, get, post, put
+from litestar.di import NamedDependency
+from litestar.params import FromPath, FromQuery, JSONBody
+
+from leadmail.adapters.http.openapi import error_responses
+from leadmail.adapters.http.schemas import (
+    DeletedOut,
+    Envelope,
+    LeadIn,
+    LeadOut,
+    LeadPageOut,
+    LeadPatchIn,
+    ok,
+    unset_to_none,
+)
+from leadmail.domain.keys import Principal
+from leadmail.domain.leads import DEFAULT_PAGE_SIZE, LeadChanges, LeadFields, LeadQuery
+from leadmail.services.leads import LeadService
+
+AuthedRequest = Request[Principal, Any, Any]
+
+
+class LeadController(Controller):
+    path = "/api/v1/leads"
+    tags = ["leads"]
+
+    @post(
+        "/",
+        status_code=200,
+        summary="Add a lead",
+        responses=error_responses(400, 409, 413, 422),
+    )
+    async def add_lead(
+        self, request: AuthedRequest, data: JSONBody[LeadIn], leads: NamedDependency[LeadService]
+    ) -> Envelope[LeadOut]:
+        fields = LeadFields.parse(
+            name=data.name, email=data.email, source=data.source, note=data.note
+        )
+        lead = await leads.add(request.user.account_id, fields)
+        return ok("Lead added", LeadOut.of(lead))
+
+    @get(
+        "/",
+        summary="List leads, newest first",
+        description="Cursor pagination: pass `next_cursor` back as `cursor`. `limit` is 1-100.",
+        responses=error_responses(422),
+    )
+    async def list_leads(
+        self,
+        request: AuthedRequest,
+        leads: NamedDependency[LeadService],
+        limit: FromQuery[int] = DEFAULT_PAGE_SIZE,
+        cursor: FromQuery[str | None] = None,
+        email: FromQuery[str | None] = None,
+        source: FromQuery[str | None] = None,
+    ) -> Envelope[LeadPageOut]:
+        query = LeadQuery.parse(limit=limit, cursor=cursor, email=email, source=source)
+        page = await leads.list(request.user.account_id, query)
+        return ok("Leads retrieved", LeadPageOut.of(page))
+
+    @get("/{lead_id:str}", summary="Get a lead", responses=error_responses(404))
+    async def get_lead(
+        self, request: AuthedRequest, lead_id: FromPath[str], leads: NamedDependency[LeadService]
+    ) -> Envelope[LeadOut]:
+        lead = await leads.get(request.user.account_id, lead_id)
+        return ok("Lead retrieved", LeadOut.of(lead))
+
+    @put(
+        "/{lead_id:str}",
+        summary="Update a lead (partial: omitted fields stay as they are)",
+        responses=error_responses(400, 404, 409, 413, 422),
+    )
+    async def update_lead(
+        self,
+        request: AuthedRequest,
+        lead_id: FromPath[str],
+        data: JSONBody[LeadPatchIn],
+        leads: NamedDependency[LeadService],
+    ) -> Envelope[LeadOut]:
+        changes = LeadChanges.parse(
+            name=unset_to_none(data.name),
+            email=unset_to_none(data.email),
+            source=unset_to_none(data.source),
+            note=unset_to_none(data.note),
+        )
+        lead = await leads.update(request.user.account_id, lead_id, changes)
+        return ok("Lead updated", LeadOut.of(lead))
+
+    @delete(
+        "/{lead_id:str}", status_code=200, summary="Delete a lead", responses=error_responses(404)
+    )
+    async def delete_lead(
+        self, request: AuthedRequest, lead_id: FromPath[str], leads: NamedDependency[LeadService]
+    ) -> Envelope[DeletedOut]:
+        await leads.delete(request.user.account_id, lead_id)
+        return ok("Lead deleted", DeletedOut(lead_id=lead_id))

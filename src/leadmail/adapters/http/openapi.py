@@ -1,0 +1,53 @@
+"""OpenAPI: the Bearer scheme, and the error responses each route can return."""
+
+from __future__ import annotations
+
+from litestar.openapi import OpenAPIConfig, ResponseSpec
+from litestar.openapi.plugins import ScalarRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+
+from leadmail.adapters.http.schemas import ErrorEnvelope
+
+_DESCRIPTIONS = {
+    400: "Malformed JSON (`MALFORMED_JSON`)",
+    401: "Missing, malformed, unknown or revoked API key (`UNAUTHORIZED`)",
+    404: "No such resource in your account (`LEAD_NOT_FOUND`)",
+    409: "A lead with this email already exists (`LEAD_EXISTS`; `data.lead_id` is its id)",
+    413: "Request body too large (`PAYLOAD_TOO_LARGE`)",
+    422: "A field is missing, unknown, read-only or invalid (`VALIDATION_FAILED`)",
+    500: "Unexpected error (`INTERNAL_ERROR`; `data.request_id` identifies it)",
+    503: "The database is unavailable; retry (`STORAGE_UNAVAILABLE`)",
+}
+
+
+def error_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    return {
+        status: ResponseSpec(
+            data_container=ErrorEnvelope, description=_DESCRIPTIONS[status], generate_examples=False
+        )
+        for status in sorted({401, 500, 503, *statuses})
+    }
+
+
+def openapi_config(version: str) -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="leadmail",
+        version=version,
+        description=(
+            "Email and leads for course businesses. Every call needs "
+            "`Authorization: Bearer <API_KEY>`; every response is the envelope "
+            "`{success, message, error, data, code}`."
+        ),
+        path="/schema",
+        render_plugins=[ScalarRenderPlugin()],
+        components=Components(
+            security_schemes={
+                "BearerAuth": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="An API key from `leadmail keys create`",
+                )
+            }
+        ),
+        security=[{"BearerAuth": []}],
+    )

@@ -1,0 +1,97 @@
+"""Request ids and the one log line per request.
+
+This wraps the whole Litestar app, not one route, so requests that match no route (404),
+use the wrong method (405) or fail before routing are logged and carry an id too.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from typing import Any
+
+import structlog
+from litestar import Litestar
+from litestar.enums import ScopeType
+from litestar.types import (
+    HTTPScope,
+    LifeSpanReceive,
+    LifeSpanScope,
+    LifeSpanSend,
+    Message,
+    Receive,
+    Scope,
+    Send,
+)
+
+REQUEST_ID_HEADER = b"x-request-id"
+_SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+access_log = structlog.get_logger("leadmail.access")
+
+
+def request_id_of(scope: Scope) -> str:
+    state: dict[str, Any] = scope.setdefault("state", {})
+    rid = state.get("request_id")
+    if not isinstance(rid, str):
+        rid = state["request_id"] = "req_" + secrets.token_hex(8)
+    return rid
+
+
+def _incoming_id(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", ()):
+        if name == REQUEST_ID_HEADER:
+            text = value.decode("latin-1")
+            return text if _SANE_ID.fullmatch(text) else None
+    return None
+
+
+class TracedLitestar(Litestar):
+    """Litestar with request ids (``X-Request-ID`` accepted if sane, else minted, and echoed)
+    and an access log line: request id, account, method, route template, status, duration.
+    Never the path's values, the query string, headers or bodies: they carry personal data
+    and secrets."""
+
+    async def __call__(
+        self,
+        scope: Scope | LifeSpanScope,
+        receive: Receive | LifeSpanReceive,
+        send: Send | LifeSpanSend,
+    ) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await super().__call__(scope, receive, send)
+            return
+        await self._traced(scope, receive, send)  # type: ignore[arg-type]
+
+    async def _traced(self, scope: HTTPScope, receive: Receive, send: Send) -> None:
+        started = time.perf_counter()
+        state: dict[str, Any] = scope.setdefault("state", {})
+        incoming = _incoming_id(scope)
+        if incoming is not None:
+            state["request_id"] = incoming
+        request_id = request_id_of(scope)
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = list(message.get("headers", []))
+                headers.append((REQUEST_ID_HEADER, request_id.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        with structlog.contextvars.bound_contextvars(request_id=request_id):
+            try:
+                await super().__call__(scope, receive, send_with_id)
+            finally:
+                user = scope.get("user")
+                access_log.info(
+                    "request",
+                    account_id=getattr(user, "account_id", None),
+                    method=scope["method"],
+                    route=scope.get("path_template") or "<unmatched>",
+                    status=status,
+                    duration_ms=round((time.perf_counter() - started) * 1000, 2),
+                )

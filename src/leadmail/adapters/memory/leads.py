@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+from leadmail.domain.leads import Lead, LeadQuery
+from leadmail.ports.errors import DuplicateLead
+from leadmail.ports.leads import LeadRepository
+
+
+class MemoryLeadRepository(LeadRepository):
+    def __init__(self) -> None:
+        self._leads: dict[tuple[str, str], Lead] = {}
+
+    def _owner_of_email(self, lead: Lead) -> Lead | None:
+        for other in self._leads.values():
+            if (
+                other.account_id == lead.account_id
+                and other.email_key == lead.email_key
+                and other.lead_id != lead.lead_id
+            ):
+                return other
+        return None
+
+    async def add(self, lead: Lead) -> Lead:
+        existing = self._owner_of_email(lead)
+        if existing is not None:
+            raise DuplicateLead(existing.lead_id)
+        self._leads[(lead.account_id, lead.lead_id)] = lead
+        return lead
+
+    async def get(self, account_id: str, lead_id: str) -> Lead | None:
+        return self._leads.get((account_id, lead_id))
+
+    async def replace(self, lead: Lead) -> Lead | None:
+        if (lead.account_id, lead.lead_id) not in self._leads:
+            return None
+        existing = self._owner_of_email(lead)
+        if existing is not None:
+            raise DuplicateLead(existing.lead_id)
+        self._leads[(lead.account_id, lead.lead_id)] = lead
+        return lead
+
+    async def delete(self, account_id: str, lead_id: str) -> bool:
+        return self._leads.pop((account_id, lead_id), None) is not None
+
+    async def list(self, account_id: str, query: LeadQuery) -> list[Lead]:
+        rows = [
+            lead
+            for lead in self._leads.values()
+            if lead.account_id == account_id
+            and (query.email is None or lead.email_key == query.email)
+            and (query.source is None or lead.source == query.source)
+            and (
+                query.after is None
+                or (lead.created_at, lead.lead_id) < (query.after.created_at, query.after.lead_id)
+            )
+        ]
+        rows.sort(key=lambda lead: (lead.created_at, lead.lead_id), reverse=True)
+        return rows[: query.limit + 1]

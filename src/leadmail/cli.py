@@ -1,0 +1,193 @@
+"""The ``leadmail`` command. Logs go to stderr; stdout carries only each command's output."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import TypeVar
+
+import structlog
+
+from leadmail.bootstrap import Adapters, create_app, ensure_demo_key, wire
+from leadmail.config import ConfigError, Settings
+from leadmail.domain.clock import to_iso
+from leadmail.domain.errors import LeadmailError
+from leadmail.domain.keys import ApiKey
+from leadmail.logs import configure_logging
+from leadmail.services.registry import Services
+
+T = TypeVar("T")
+log = structlog.get_logger("leadmail.cli")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+    except ConfigError as e:
+        print(f"leadmail: configuration error: {e}", file=sys.stderr)
+        return 2
+    configure_logging(settings.log_format, settings.log_level)
+    try:
+        result: int = args.run(settings, args)
+        return result
+    except LeadmailError as e:
+        print(f"leadmail: {e.message}", file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="leadmail", description="Email and leads service for course businesses."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="serve the HTTP API")
+    serve.add_argument("--host", help="interface to bind (default: LEADMAIL_HOST or 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default: LEADMAIL_PORT or 8000)")
+    serve.set_defaults(run=_serve)
+
+    migrate = commands.add_parser("migrate", help="apply pending database migrations")
+    migrate.set_defaults(run=_migrate)
+
+    keys = commands.add_parser("keys", help="manage API keys").add_subparsers(
+        dest="keys_command", required=True, metavar="ACTION"
+    )
+    create = keys.add_parser("create", help="create a key (and the account if new)")
+    create.add_argument("--account", required=True, help="account name, e.g. acme-academy")
+    create.add_argument("--label", default="", help="what the key is for")
+    create.set_defaults(run=_keys_create)
+    listing = keys.add_parser("list", help="list keys (never the keys themselves)")
+    listing.add_argument("--account", help="only this account's keys")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing.set_defaults(run=_keys_list)
+    revoke = keys.add_parser("revoke", help="revoke a key; it is refused from the next request")
+    revoke.add_argument("key_id")
+    revoke.set_defaults(run=_keys_revoke)
+    return parser
+
+
+def _with_services(settings: Settings, work: Callable[[Services], Awaitable[T]]) -> T:
+    async def run() -> T:
+        adapters = Adapters.from_settings(settings)
+        async with adapters.opened(apply_migrations=settings.migrate_on_start):
+            return await work(wire(adapters))
+
+    return asyncio.run(run())
+
+
+def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    import uvicorn
+
+    host = args.host or settings.host
+    port = args.port or settings.port
+
+    @contextlib.asynccontextmanager
+    async def on_ready(services: Services) -> AsyncIterator[None]:
+        if settings.is_sqlite:
+            created = await ensure_demo_key(services)
+            if created is not None:
+                _announce_demo_key(created.secret, host, port)
+        log.info("serving", host=host, port=port, database=_database_kind(settings))
+        yield
+
+    app = create_app(settings, on_ready=on_ready)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+        server_header=False,
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    server.run()
+    return 0 if server.started else 1
+
+
+def _announce_demo_key(secret: str, host: str, port: int) -> None:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
+    print(
+        "\nNo API key existed, so an account 'demo' was created with this key"
+        " (shown once, keep it):\n\n"
+        f"  {secret}\n\n"
+        "Try it:\n\n"
+        f"  curl -s http://{shown}:{port}/api/v1/leads \\\n"
+        f"    -H 'Authorization: Bearer {secret}' \\\n"
+        "    -H 'Content-Type: application/json' \\\n"
+        """    -d '{"name": "Ada Lovelace", "email": "ada@example.com", "source": "website"}'\n""",
+        flush=True,
+    )
+
+
+def _database_kind(settings: Settings) -> str:
+    return "sqlite" if settings.is_sqlite else "postgres"
+
+
+def _migrate(settings: Settings, _: argparse.Namespace) -> int:
+    from leadmail.adapters.db.migrate import migrate
+
+    async def run() -> list[str]:
+        adapters = Adapters.from_settings(settings)
+        async with adapters.opened(apply_migrations=False):
+            assert adapters.database is not None
+            return await migrate(adapters.database)
+
+    applied = asyncio.run(run())
+    if applied:
+        print(f"Applied {len(applied)} migration(s): {', '.join(applied)}")
+    else:
+        print("Database is up to date; nothing to apply.")
+    return 0
+
+
+def _keys_create(settings: Settings, args: argparse.Namespace) -> int:
+    created = _with_services(settings, lambda s: s.keys.create(args.account, args.label))
+    key = created.key
+    print(f"Created API key {key.key_id} for account '{key.account_name}'.")
+    print("This is the only time the key is shown. Store it now:")
+    print(created.secret)
+    return 0
+
+
+def _keys_list(settings: Settings, args: argparse.Namespace) -> int:
+    keys = _with_services(settings, lambda s: s.keys.list(args.account))
+    if args.json:
+        for key in keys:
+            print(json.dumps(_key_row(key)))
+        return 0
+    columns = ["key_id", "account", "label", "prefix", "created", "last_used", "revoked"]
+    rows = [[str(v) for v in _key_row(k).values()] for k in keys]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+    for row in [columns, *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    return 0
+
+
+def _key_row(key: ApiKey) -> dict[str, str]:
+    return {
+        "key_id": key.key_id,
+        "account": key.account_name,
+        "label": key.label,
+        "prefix": key.prefix,
+        "created": to_iso(key.created_at),
+        "last_used": to_iso(key.last_used_at) if key.last_used_at else "-",
+        "revoked": to_iso(key.revoked_at) if key.revoked_at else "-",
+    }
+
+
+def _keys_revoke(settings: Settings, args: argparse.Namespace) -> int:
+    key = _with_services(settings, lambda s: s.keys.revoke(args.key_id))
+    assert key.revoked_at is not None
+    print(f"Revoked {key.key_id} (account '{key.account_name}') at {to_iso(key.revoked_at)}.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Settings: every knob is a LEADMAIL_* environment variable with a safe default."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import Literal
+
+import msgspec
+
+LogFormat = Literal["json", "console"]
+
+DEFAULT_DATABASE_URL = "sqlite:///./leadmail.db"
+
+
+class ConfigError(ValueError):
+    """A setting has a value the service cannot use; the message names the variable."""
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    database_url: str = DEFAULT_DATABASE_URL
+    host: str = "127.0.0.1"
+    port: int = 8000
+    log_format: LogFormat = "console"
+    log_level: str = "INFO"
+    db_pool_min: int = 2
+    db_pool_max: int = 10
+    db_connect_timeout: float = 5.0
+    db_command_timeout: float = 30.0
+    max_body_bytes: int = 1_048_576
+    migrate_on_start: bool = True
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite:")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+
+        def text(name: str, default: str) -> str:
+            return env.get(f"LEADMAIL_{name}", "").strip() or default
+
+        def number(name: str, default: float, kind: type[int] | type[float]) -> float:
+            raw = text(name, "")
+            if not raw:
+                return default
+            try:
+                value = kind(raw)
+            except ValueError as e:
+                raise ConfigError(f"LEADMAIL_{name} must be a number, got {raw!r}") from e
+            if value <= 0:
+                raise ConfigError(f"LEADMAIL_{name} must be positive, got {raw!r}")
+            return value
+
+        def flag(name: str, *, default: bool) -> bool:
+            raw = text(name, "").lower()
+            if not raw:
+                return default
+            if raw in ("1", "true", "yes", "on"):
+                return True
+            if raw in ("0", "false", "no", "off"):
+                return False
+            raise ConfigError(f"LEADMAIL_{name} must be true or false, got {raw!r}")
+
+        log_format = text("LOG_FORMAT", "json" if not sys.stderr.isatty() else "console")
+        if log_format not in ("json", "console"):
+            raise ConfigError(
+                f"LEADMAIL_LOG_FORMAT must be 'json' or 'console', got {log_format!r}"
+            )
+        database_url = text("DATABASE_URL", DEFAULT_DATABASE_URL)
+        if not database_url.startswith(("sqlite:///", "postgres://", "postgresql://")):
+            raise ConfigError(
+                "LEADMAIL_DATABASE_URL must start with sqlite:///, postgresql:// or postgres://"
+            )
+        pool_min = int(number("DB_POOL_MIN", 2, int))
+        pool_max = int(number("DB_POOL_MAX", 10, int))
+        if pool_min > pool_max:
+            raise ConfigError("LEADMAIL_DB_POOL_MIN must not exceed LEADMAIL_DB_POOL_MAX")
+        port = int(number("PORT", 8000, int))
+        if port > 65535:
+            raise ConfigError(f"LEADMAIL_PORT must be at most 65535, got {port}")
+        return cls(
+            database_url=database_url,
+            host=text("HOST", "127.0.0.1"),
+            port=port,
+            log_format=log_format,  # type: ignore[arg-type]
+            log_level=text("LOG_LEVEL", "INFO").upper(),
+            db_pool_min=pool_min,
+            db_pool_max=pool_max,
+            db_connect_timeout=number("DB_CONNECT_TIMEOUT", 5.0, float),
+            db_command_timeout=number("DB_COMMAND_TIMEOUT", 30.0, float),
+            max_body_bytes=int(number("MAX_BODY_BYTES", 1_048_576, int)),
+            migrate_on_start=flag("MIGRATE_ON_START", default=True),
+        )

@@ -1,0 +1,1 @@
+"""Pure rules and types: no I/O, no framework, no driver."""

@@ -1,0 +1,72 @@
+"""The error tree every layer raises and the HTTP adapter maps, in one table, to statuses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+
+class LeadmailError(Exception):
+    """Base of every failure the service knows how to explain to a client.
+
+    ``code`` is a stable machine-readable name; ``message`` is for humans.
+    """
+
+    code: ClassVar[str] = "ERROR"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class DomainError(LeadmailError):
+    """A business rule said no."""
+
+    code = "DOMAIN_ERROR"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    field: str
+    message: str
+
+
+class ValidationFailed(DomainError):
+    """One or more fields broke a rule. Every broken field is listed."""
+
+    code = "VALIDATION_FAILED"
+
+    def __init__(self, errors: list[FieldError]) -> None:
+        if not errors:
+            raise ValueError("ValidationFailed needs at least one FieldError")
+        self.errors = tuple(errors)
+        text = "; ".join(f"`{e.field}` {e.message}" for e in errors)
+        super().__init__(f"Invalid request: {text}")
+
+    @classmethod
+    def one(cls, field: str, message: str) -> ValidationFailed:
+        return cls([FieldError(field, message)])
+
+
+class Unauthorized(DomainError):
+    """The credentials are missing, malformed, unknown or revoked."""
+
+    code = "UNAUTHORIZED"
+
+
+class LeadNotFound(DomainError):
+    """No lead with that id in the caller's account (another account's lead included)."""
+
+    code = "LEAD_NOT_FOUND"
+
+    def __init__(self, lead_id: str) -> None:
+        super().__init__(f"Lead {lead_id!r} was not found")
+        self.lead_id = lead_id
+
+
+class ApiKeyNotFound(DomainError):
+    code = "API_KEY_NOT_FOUND"
+
+    def __init__(self, key_id: str) -> None:
+        super().__init__(f"API key {key_id!r} was not found")
+        self.key_id = key_id

@@ -1,0 +1,1 @@
+"""Use cases: what a client can do, written against ports only."""

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from leadmail.domain.clock import Clock, utc_now
+from leadmail.domain.errors import LeadNotFound
+from leadmail.domain.leads import (
+    Lead,
+    LeadChanges,
+    LeadFields,
+    LeadPage,
+    LeadQuery,
+    new_lead_id,
+    page_of,
+)
+from leadmail.ports.leads import LeadRepository
+
+
+class LeadService:
+    """Add, read, change and delete the leads of one account at a time.
+
+    Every method takes the caller's ``account_id``; nothing crosses accounts.
+    """
+
+    def __init__(self, repository: LeadRepository, clock: Clock = utc_now) -> None:
+        self._repository = repository
+        self._clock = clock
+
+    async def add(self, account_id: str, fields: LeadFields) -> Lead:
+        """Raises DuplicateLead if the email is already in the account."""
+        now = self._clock()
+        lead = Lead(
+            lead_id=new_lead_id(),
+            account_id=account_id,
+            name=fields.name,
+            email=fields.email,
+            source=fields.source,
+            note=fields.note,
+            created_at=now,
+            updated_at=now,
+        )
+        return await self._repository.add(lead)
+
+    async def get(self, account_id: str, lead_id: str) -> Lead:
+        lead = await self._repository.get(account_id, lead_id)
+        if lead is None:
+            raise LeadNotFound(lead_id)
+        return lead
+
+    async def update(self, account_id: str, lead_id: str, changes: LeadChanges) -> Lead:
+        """Apply a partial update. Raises LeadNotFound, or DuplicateLead when the new email
+        belongs to another lead of the account."""
+        current = await self.get(account_id, lead_id)
+        updated = await self._repository.replace(changes.apply_to(current, self._clock()))
+        if updated is None:  # deleted between the read and the write
+            raise LeadNotFound(lead_id)
+        return updated
+
+    async def delete(self, account_id: str, lead_id: str) -> None:
+        if not await self._repository.delete(account_id, lead_id):
+            raise LeadNotFound(lead_id)
+
+    async def list(self, account_id: str, query: LeadQuery) -> LeadPage:
+        rows = await self._repository.list(account_id, query)
+        return page_of(rows, query.limit)

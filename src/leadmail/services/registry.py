@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from leadmail.services.keys import ApiKeyService
+from leadmail.services.leads import LeadService
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """Every use case, wired to its adapters by the composition root."""
+
+    leads: LeadService
+    keys: ApiKeyService

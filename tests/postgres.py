@@ -1,0 +1,77 @@
+"""Where the tests' PostgreSQL comes from.
+
+1. ``LEADMAIL_TEST_DATABASE_URL`` (CI points it at the machine's server);
+2. else a testcontainers container, when a Docker engine answers;
+3. else the Postgres tests skip, except when ``CI=true``: then that is a failure.
+
+Tests that need a database of their own (migrations) create one next to the given one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+ENV_VAR = "LEADMAIL_TEST_DATABASE_URL"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def unavailable(reason: str) -> None:
+    message = f"PostgreSQL is needed: {reason}"
+    if in_ci():
+        pytest.fail(f"{message}; in CI a skipped Postgres test is a failure", pytrace=False)
+    pytest.skip(message)
+
+
+@contextlib.contextmanager
+def server_url() -> Iterator[str]:
+    """A URL of a reachable Postgres server (its database may be reused by tests)."""
+    url = os.environ.get(ENV_VAR, "").strip()
+    if url:
+        yield url
+        return
+    try:
+        from testcontainers.community.postgres import PostgresContainer
+    except ImportError:
+        unavailable(f"set {ENV_VAR} (testcontainers is not installed)")
+        return
+    try:
+        container = PostgresContainer("postgres:16-alpine", driver=None)
+    except Exception as e:  # docker.errors.DockerException: no engine answers
+        unavailable(f"set {ENV_VAR}, or run a Docker engine for testcontainers ({e})")
+        return
+    with container:
+        yield container.get_connection_url()
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+@contextlib.asynccontextmanager
+async def fresh_database(url: str) -> AsyncIterator[str]:
+    """Create an empty database on the same server, yield its URL, drop it afterwards."""
+    name = "leadmail_t_" + secrets.token_hex(6)
+    admin = await asyncpg.connect(url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    try:
+        yield with_database(url, name)
+    finally:
+        admin = await asyncpg.connect(url)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
