@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -12,6 +13,7 @@ import msgspec
 LogFormat = Literal["json", "console"]
 
 DEFAULT_DATABASE_URL = "sqlite:///./leadmail.db"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 class ConfigError(ValueError):
@@ -50,8 +52,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 value = kind(raw)
             except ValueError as e:
                 raise ConfigError(f"LEADMAIL_{name} must be a number, got {raw!r}") from e
-            if value <= 0:
-                raise ConfigError(f"LEADMAIL_{name} must be positive, got {raw!r}")
+            if not 0 < value < math.inf:  # NaN fails this too
+                raise ConfigError(f"LEADMAIL_{name} must be a positive number, got {raw!r}")
             return value
 
         def flag(name: str, *, default: bool) -> bool:
@@ -68,6 +70,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         if log_format not in ("json", "console"):
             raise ConfigError(
                 f"LEADMAIL_LOG_FORMAT must be 'json' or 'console', got {log_format!r}"
+            )
+        log_level = text("LOG_LEVEL", "INFO").upper()
+        if log_level not in LOG_LEVELS:
+            raise ConfigError(
+                f"LEADMAIL_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}"
             )
         database_url = text("DATABASE_URL", DEFAULT_DATABASE_URL)
         if not database_url.startswith(("sqlite:///", "postgres://", "postgresql://")):
@@ -86,7 +93,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             host=text("HOST", "127.0.0.1"),
             port=port,
             log_format=log_format,  # type: ignore[arg-type]
-            log_level=text("LOG_LEVEL", "INFO").upper(),
+            log_level=log_level,
             db_pool_min=pool_min,
             db_pool_max=pool_max,
             db_connect_timeout=number("DB_CONNECT_TIMEOUT", 5.0, float),

@@ -8,7 +8,7 @@ import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 
 from leadmail.domain.addresses import InvalidAddress, email_key, normalise_email
 from leadmail.domain.errors import FieldError, ValidationFailed
@@ -19,6 +19,7 @@ MAX_NOTE = 10_000
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 50
 LEAD_ID_PREFIX = "ld_"
+MAX_CURSOR_LENGTH = 512  # ours are about 90 characters
 
 _Rule = Callable[[str], str]
 
@@ -156,19 +157,31 @@ class PageCursor:
     lead_id: str
 
     def encode(self) -> str:
-        raw = json.dumps([self.created_at.isoformat(), self.lead_id], separators=(",", ":"))
+        moment = self.created_at.astimezone(UTC).isoformat()
+        raw = json.dumps([moment, self.lead_id], separators=(",", ":"), ensure_ascii=False)
         return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
     @classmethod
     def decode(cls, token: str) -> PageCursor:
+        invalid = ValidationFailed.one("cursor", "is not a cursor this service issued")
+        if len(token) > MAX_CURSOR_LENGTH:
+            raise invalid
         try:
             padded = token + "=" * (-len(token) % 4)
             created, lead_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
             moment = datetime.fromisoformat(created)
             if not isinstance(lead_id, str) or moment.tzinfo is None:
                 raise ValueError(token)
-        except (ValueError, TypeError, binascii.Error, UnicodeDecodeError) as e:
-            raise ValidationFailed.one("cursor", "is not a cursor this service issued") from e
+            moment = moment.astimezone(UTC)  # overflows for moments no database can hold
+        except (
+            ValueError,
+            TypeError,
+            OverflowError,
+            binascii.Error,
+            UnicodeDecodeError,
+            RecursionError,
+        ) as e:
+            raise invalid from e
         return cls(moment, lead_id)
 
 

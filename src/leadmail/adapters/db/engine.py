@@ -30,13 +30,22 @@ def sqlite_path(url: str) -> str:
     return path
 
 
+class DeferredPostgresEngine(PostgresEngine):
+    """Piccolo's engine checks the server version in its constructor, connecting and
+    blocking the caller (an event loop, even) for up to the connect timeout. Building an
+    engine should not touch the network: ``Database.start`` is where we connect."""
+
+    async def check_version(self) -> None:
+        return None
+
+
 def engine_for_url(
     url: str, *, connect_timeout: float = 5.0, command_timeout: float = 30.0
 ) -> Engine[Any]:
     if url.startswith(SQLITE_PREFIX):
         return SQLiteEngine(path=sqlite_path(url), timeout=SQLITE_BUSY_TIMEOUT_S)
     if url.startswith(("postgres://", "postgresql://")):
-        return PostgresEngine(
+        return DeferredPostgresEngine(
             config={"dsn": url, "timeout": connect_timeout, "command_timeout": command_timeout}
         )
     raise ValueError("database URL must start with sqlite:///, postgresql:// or postgres://")
@@ -125,6 +134,10 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
     asyncpg.TooManyConnectionsError,
     asyncpg.AdminShutdownError,
     asyncpg.QueryCanceledError,
+    # The server answers but this database or role is not there: unavailable to us.
+    asyncpg.InvalidCatalogNameError,
+    asyncpg.InvalidAuthorizationSpecificationError,
+    asyncpg.InvalidPasswordError,
 )
 
 

@@ -20,12 +20,13 @@ class PiccoloApiKeyStore(ApiKeyStore):
         a, k = self._accounts, self._keys
         with translate_errors():
             async with self._db.transaction():
+                # Two first keys for one new account at once must share it: insert if
+                # absent, then read whichever row won.
+                await a.insert(
+                    a(account_id=new_account_id(), name=account_name, created_at=now)
+                ).on_conflict(target=a.name, action="DO NOTHING")
                 row = await a.select(a.account_id).where(a.name == account_name).first()
-                if row is None:
-                    account_id = new_account_id()
-                    await a.insert(a(account_id=account_id, name=account_name, created_at=now))
-                else:
-                    account_id = row["account_id"]
+                account_id = row["account_id"]
                 key_id = new_key_id()
                 await k.insert(
                     k(

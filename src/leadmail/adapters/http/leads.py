@@ -8,6 +8,7 @@ from litestar import Controller, Request, delete, get, post, put
 from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, JSONBody
 
+from leadmail.adapters.http.discovery import options_for
 from leadmail.adapters.http.openapi import error_responses
 from leadmail.adapters.http.schemas import (
     DeletedOut,
@@ -29,6 +30,9 @@ AuthedRequest = Request[Principal, Any, Any]
 class LeadController(Controller):
     path = "/api/v1/leads"
     tags = ["leads"]
+
+    collection_options = options_for("/", "GET", "POST")
+    item_options = options_for("/{lead_id:str}", "GET", "PUT", "DELETE")
 
     @post(
         "/",

@@ -9,7 +9,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from leadmail.adapters.http.schemas import ErrorEnvelope
 
 _DESCRIPTIONS = {
-    400: "Malformed JSON (`MALFORMED_JSON`)",
+    400: "Malformed JSON or request (`MALFORMED_JSON`)",
     401: "Missing, malformed, unknown or revoked API key (`UNAUTHORIZED`)",
     404: "No such resource in your account (`LEAD_NOT_FOUND`)",
     409: "A lead with this email already exists (`LEAD_EXISTS`; `data.lead_id` is its id)",
@@ -25,7 +25,7 @@ def error_responses(*statuses: int) -> dict[int, ResponseSpec]:
         status: ResponseSpec(
             data_container=ErrorEnvelope, description=_DESCRIPTIONS[status], generate_examples=False
         )
-        for status in sorted({401, 500, 503, *statuses})
+        for status in sorted({400, 401, 500, 503, *statuses})
     }
 
 

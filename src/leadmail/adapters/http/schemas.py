@@ -86,6 +86,10 @@ class LeadPageOut(msgspec.Struct):
         return cls(items=[LeadOut.of(lead) for lead in page.leads], next_cursor=page.next_cursor)
 
 
+class AllowedOut(msgspec.Struct):
+    methods: list[str]
+
+
 class DeletedOut(msgspec.Struct):
     lead_id: str
 

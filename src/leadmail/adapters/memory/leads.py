@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 from leadmail.domain.leads import Lead, LeadQuery
 from leadmail.ports.errors import DuplicateLead
 from leadmail.ports.leads import LeadRepository
@@ -30,13 +32,15 @@ class MemoryLeadRepository(LeadRepository):
         return self._leads.get((account_id, lead_id))
 
     async def replace(self, lead: Lead) -> Lead | None:
-        if (lead.account_id, lead.lead_id) not in self._leads:
+        stored = self._leads.get((lead.account_id, lead.lead_id))
+        if stored is None:
             return None
         existing = self._owner_of_email(lead)
         if existing is not None:
             raise DuplicateLead(existing.lead_id)
-        self._leads[(lead.account_id, lead.lead_id)] = lead
-        return lead
+        kept = replace(lead, created_at=stored.created_at)  # only client fields change
+        self._leads[(lead.account_id, lead.lead_id)] = kept
+        return kept
 
     async def delete(self, account_id: str, lead_id: str) -> bool:
         return self._leads.pop((account_id, lead_id), None) is not None

@@ -1,0 +1,69 @@
+"""Every contract suite runs once per adapter: memory, Piccolo on SQLite, Piccolo on Postgres.
+
+The Postgres case takes the migrated session database from ``postgres_url``, so it skips
+(or fails, in CI) exactly as that fixture decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import NamedTuple
+
+import pytest
+
+from leadmail.adapters.db.engine import Database
+from leadmail.adapters.db.keys import PiccoloApiKeyStore
+from leadmail.adapters.db.leads import PiccoloLeadRepository
+from leadmail.adapters.db.migrate import migrate
+from leadmail.adapters.memory.keys import MemoryApiKeyStore
+from leadmail.adapters.memory.leads import MemoryLeadRepository
+from tests.contract.support import Storage
+
+ADAPTERS = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+class Adapter(NamedTuple):
+    kind: str
+    shared_database: Database | None  # the session's Postgres database, for that case
+
+
+@pytest.fixture(scope="session")
+async def postgres_database(postgres_url: str) -> AsyncIterator[Database]:
+    """One pool on the session's migrated database, shared by every Postgres case."""
+    database = Database.from_url(postgres_url)
+    await database.start()
+    try:
+        yield database
+    finally:
+        await database.close()
+
+
+@pytest.fixture(params=ADAPTERS)
+def adapter(request: pytest.FixtureRequest) -> Adapter:
+    # A plain fixture: pytest-asyncio cannot set up an async fixture on demand from inside
+    # a running one, so the Postgres fixtures (and their skip logic) are asked for here.
+    kind: str = request.param
+    if kind == "postgres":
+        return Adapter(kind, request.getfixturevalue("postgres_database"))
+    return Adapter(kind, None)
+
+
+@pytest.fixture
+async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
+    if adapter.kind == "memory":
+        yield Storage(adapter.kind, MemoryLeadRepository(), MemoryApiKeyStore())
+        return
+    if adapter.shared_database is not None:
+        yield _piccolo(adapter.kind, adapter.shared_database)
+        return
+    database = Database.from_url(sqlite_url)
+    await database.start()
+    try:
+        assert len(await migrate(database)) == 2
+        yield _piccolo(adapter.kind, database)
+    finally:
+        await database.close()
+
+
+def _piccolo(kind: str, database: Database) -> Storage:
+    return Storage(kind, PiccoloLeadRepository(database), PiccoloApiKeyStore(database))

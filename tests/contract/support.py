@@ -1,0 +1,86 @@
+"""What the contract suites share: the storage under test and builders for its inputs.
+
+Every test makes its own accounts with random names, so the suites also run against a
+database other tests write to (the session's Postgres database).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from leadmail.domain.leads import Lead
+from leadmail.ports.keys import ApiKeyStore
+from leadmail.ports.leads import LeadRepository
+
+# Millisecond precision, as the service's clock produces (domain/clock.py).
+T0 = datetime(2026, 11, 22, 10, 15, 30, 123_000, tzinfo=UTC)
+
+
+def moment(milliseconds: int) -> datetime:
+    """``T0`` moved by a number of milliseconds."""
+    return T0 + timedelta(milliseconds=milliseconds)
+
+
+def unique_account_name() -> str:
+    return "acct-" + secrets.token_hex(8)
+
+
+def unique_digest() -> str:
+    return secrets.token_hex(32)  # 64 hex characters, the shape of a SHA-256 digest
+
+
+def unique_lead_id() -> str:
+    # Lower-case hex only, so the order of ids is the same under any database collation.
+    return "ld_" + secrets.token_hex(11)
+
+
+def a_lead(
+    account_id: str,
+    *,
+    email: str | None = None,
+    name: str = "Ada Lovelace",
+    source: str = "webinar",
+    note: str = "",
+    created_at: datetime = T0,
+    updated_at: datetime | None = None,
+    lead_id: str | None = None,
+) -> Lead:
+    return Lead(
+        lead_id=lead_id or unique_lead_id(),
+        account_id=account_id,
+        name=name,
+        email=email or f"lead-{secrets.token_hex(4)}@example.com",
+        source=source,
+        note=note,
+        created_at=created_at,
+        updated_at=created_at if updated_at is None else updated_at,
+    )
+
+
+@dataclass(frozen=True)
+class Storage:
+    """The two storage ports of one adapter, sharing one database."""
+
+    kind: str
+    leads: LeadRepository
+    keys: ApiKeyStore
+
+    async def new_account(self) -> str:
+        """A new account, made the way the service makes one: with its first key.
+
+        On SQL stores leads reference accounts by foreign key, so they need a real one.
+        """
+        key = await self.keys.create_key(
+            account_name=unique_account_name(),
+            label="contract tests",
+            digest=unique_digest(),
+            prefix="lm_contract",
+            now=T0,
+        )
+        return key.account_id
+
+
+def is_utc(moment_: datetime) -> bool:
+    return moment_.tzinfo is not None and moment_.utcoffset() == timedelta(0)

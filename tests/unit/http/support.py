@@ -1,0 +1,157 @@
+"""Helpers for the in-process HTTP tests: an app on memory adapters, a client, keys."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from leadmail.bootstrap import Adapters, create_app, wire
+from leadmail.config import Settings
+from leadmail.domain.leads import Lead, new_lead_id
+from leadmail.services.keys import CreatedKey
+from leadmail.services.registry import Services
+
+LEADS = "/api/v1/leads"
+ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
+LEAD_FIELDS = {"lead_id", "name", "email", "source", "note", "created_at", "updated_at"}
+SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+# Far enough in the past that anything the service stamps "now" is later.
+EPOCH = datetime(2020, 1, 1, 12, 0, tzinfo=UTC)
+
+Client = AsyncTestClient[Litestar]
+
+
+def bearer(secret: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {secret}"}
+
+
+@dataclass(frozen=True)
+class Api:
+    """One app on one set of adapters, a client for it, and a key of the account "acme"."""
+
+    adapters: Adapters
+    services: Services
+    client: Client
+    key: CreatedKey
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return bearer(self.key.secret)
+
+    @property
+    def account_id(self) -> str:
+        return self.key.key.account_id
+
+    async def add_lead(self, headers: dict[str, str] | None = None, **fields: str) -> Any:
+        """POST a lead that must be accepted; returns its ``data``."""
+        body = {"name": "Ada Lovelace", "email": "ada@example.com", **fields}
+        response = await self.client.post(LEADS, json=body, headers=headers or self.auth)
+        assert response.status_code == 200, response.text
+        return response.json()["data"]
+
+    async def all_leads(self, headers: dict[str, str] | None = None) -> list[Any]:
+        """Every lead the key's account can see, by walking every page."""
+        items: list[Any] = []
+        cursor: str | None = None
+        while True:
+            params = {"limit": "100"} if cursor is None else {"limit": "100", "cursor": cursor}
+            response = await self.client.get(LEADS, params=params, headers=headers or self.auth)
+            assert response.status_code == 200, response.text
+            page = response.json()["data"]
+            items.extend(page["items"])
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return items
+
+    async def seed(
+        self,
+        *,
+        name: str = "Seeded",
+        email: str,
+        source: str = "",
+        note: str = "",
+        created_at: datetime = EPOCH,
+        account_id: str | None = None,
+    ) -> Lead:
+        """Store a lead straight through the repository, with a chosen creation time."""
+        lead = Lead(
+            lead_id=new_lead_id(),
+            account_id=account_id or self.account_id,
+            name=name,
+            email=email,
+            source=source,
+            note=note,
+            created_at=created_at,
+            updated_at=created_at,
+        )
+        return await self.adapters.leads.add(lead)
+
+
+@contextlib.asynccontextmanager
+async def open_api(
+    adapters: Adapters | None = None, settings: Settings | None = None
+) -> AsyncIterator[Api]:
+    adapters = adapters or Adapters.in_memory()
+    services = wire(adapters)
+    key = await services.keys.create("acme")
+    app = create_app(settings or Settings(migrate_on_start=False), adapters)
+    async with AsyncTestClient(app) as client:
+        yield Api(adapters=adapters, services=services, client=client, key=key)
+
+
+def minutes(n: int) -> timedelta:
+    return timedelta(minutes=n)
+
+
+def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    """The failure envelope: the status, success false, a message, a non-empty error, the code."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body: dict[str, Any] = response.json()
+    assert body["success"] is False
+    assert isinstance(body["message"], str)
+    assert body["message"]
+    assert isinstance(body["error"], str)
+    assert body["error"]
+    assert body["code"] == code
+    return body
+
+
+def assert_ok(response: httpx.Response) -> dict[str, Any]:
+    """The success envelope: exactly HTTP 200, success true, error empty, a message."""
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    assert body["success"] is True
+    assert body["error"] == ""
+    assert isinstance(body["message"], str)
+    assert body["message"]
+    assert "data" in body
+    return body
+
+
+def assert_invalid(response: httpx.Response, field: str) -> dict[str, Any]:
+    """A 422 whose ``data.errors`` is a list of {field, message} naming ``field``."""
+    body = assert_error(response, 422, "VALIDATION_FAILED")
+    errors = body["data"]["errors"]
+    assert isinstance(errors, list)
+    assert errors
+    for entry in errors:
+        assert set(entry) == {"field", "message"}
+        assert isinstance(entry["field"], str)
+        assert isinstance(entry["message"], str)
+        assert entry["message"]
+    assert field in [e["field"] for e in errors], errors
+    assert field in body["error"]
+    return body
+
+
+def message_for(body: dict[str, Any], field: str) -> str:
+    return next(str(e["message"]) for e in body["data"]["errors"] if e["field"] == field)

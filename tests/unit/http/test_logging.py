@@ -1,0 +1,150 @@
+"""One structured "request" line per request, through the production JSON set-up; never a
+key, an email address or a lead id in the log."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+import structlog
+
+from leadmail.adapters.http import errors, tracing
+from leadmail.adapters.memory.keys import MemoryApiKeyStore
+from leadmail.bootstrap import Adapters
+from leadmail.logs import configure_logging
+from tests.unit.http.support import LEADS, Api, open_api
+from tests.unit.http.test_failures import SECRET_MESSAGE, CrashingLeads
+
+ReadLog = Callable[[], list[dict[str, Any]]]
+_QUIETED = ("uvicorn.access", "httpx", "httpcore", "aiosqlite", "asyncio", "piccolo")
+
+
+@contextlib.contextmanager
+def json_logs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ReadLog]:
+    """configure_logging("json") writing to the captured stderr, undone afterwards.
+
+    configure_logging caches loggers on first use, so the module-level loggers are swapped
+    for fresh ones: a logger cached by an earlier test would write to a stale stream.
+    """
+    saved = structlog.get_config()
+    root = logging.getLogger()
+    saved_handlers, saved_level = root.handlers[:], root.level
+    saved_levels = {name: logging.getLogger(name).level for name in _QUIETED}
+    capsys.readouterr()
+    configure_logging("json")
+    monkeypatch.setattr(tracing, "access_log", structlog.get_logger("leadmail.access"))
+    monkeypatch.setattr(errors, "log", structlog.get_logger("leadmail.http"))
+    lines: list[str] = []
+
+    def read() -> list[dict[str, Any]]:
+        lines.extend(line for line in capsys.readouterr().err.splitlines() if line.strip())
+        return [json.loads(line) for line in lines]
+
+    try:
+        yield read
+    finally:
+        structlog.configure(**saved)
+        root.handlers[:] = saved_handlers
+        root.setLevel(saved_level)
+        for name, level in saved_levels.items():
+            logging.getLogger(name).setLevel(level)
+
+
+def _requests(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e.get("event") == "request"]
+
+
+async def test_one_request_line_per_request_with_its_facts(
+    api: Api, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    email = "secret.person@example.com"
+    with json_logs(capsys, monkeypatch) as read:
+        sent: list[tuple[httpx.Response, str | None, str, str]] = []
+
+        async def call(
+            method: str, path: str, route: str, *, authorised: bool = True, **kw: Any
+        ) -> httpx.Response:
+            headers = api.auth if authorised else {}
+            response = await api.client.request(method, path, headers=headers, **kw)
+            sent.append((response, api.account_id if authorised else None, method, route))
+            return response
+
+        added = await call("POST", LEADS, LEADS, json={"name": "Secret Person", "email": email})
+        lead_id = added.json()["data"]["lead_id"]
+        one = f"{LEADS}/{{lead_id}}"
+        await call("GET", f"{LEADS}/{lead_id}", one)
+        await call("GET", f"{LEADS}?email={email}", LEADS)
+        await call("PUT", f"{LEADS}/{lead_id}", one, json={"email": "other.person@example.com"})
+        await call("POST", LEADS, LEADS, json={"name": "X", "email": "other.person@example.com"})
+        await call("POST", LEADS, LEADS, json={"name": "X", "email": "bad-address@"})
+        await call("GET", f"{LEADS}/ld_missing", one)
+        await call("DELETE", f"{LEADS}/{lead_id}", one)
+        await call("GET", LEADS, LEADS, authorised=False)
+        events = read()
+
+    lines = _requests(events)
+    assert len(lines) == len(sent)
+    for line, (response, account_id, method, route) in zip(lines, sent, strict=True):
+        assert line["request_id"] == response.headers["x-request-id"]
+        assert line["account_id"] == account_id
+        assert line["method"] == method
+        assert line["route"] == route
+        assert line["status"] == response.status_code
+        assert isinstance(line["duration_ms"], int | float)
+        assert line["duration_ms"] >= 0
+        assert line["level"] == "info"
+    assert [line["status"] for line in lines] == [200, 200, 200, 200, 409, 422, 404, 200, 401]
+
+
+async def test_the_log_never_holds_keys_emails_or_lead_ids(
+    api: Api, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    emails = ["Secret.Person@example.com", "renamed.person@example.com"]
+    wrong_key = api.key.secret[:-4] + "AAAA"
+    with json_logs(capsys, monkeypatch) as read:
+        lead = await api.add_lead(name="Secret Person", email=emails[0])
+        url = f"{LEADS}/{lead['lead_id']}"
+        await api.client.get(url, headers=api.auth)
+        await api.client.get(LEADS, params={"email": emails[0]}, headers=api.auth)
+        await api.client.put(url, json={"email": emails[1]}, headers=api.auth)
+        await api.client.post(LEADS, json={"name": "N", "email": emails[1]}, headers=api.auth)
+        await api.client.get(LEADS, headers={"Authorization": f"Bearer {wrong_key}"})
+        await api.client.get(LEADS, headers={"Authorization": f"Basic {api.key.secret}"})
+        await api.client.delete(url, headers=api.auth)
+        events = read()
+
+    assert len(_requests(events)) == 8
+    text = json.dumps(events).lower()
+    for secret in (api.key.secret, wrong_key, *emails, lead["lead_id"], "secret person"):
+        assert secret.lower() not in text
+
+
+async def test_an_unexpected_error_is_logged_once_with_its_request_id(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with open_api(Adapters(leads=CrashingLeads(), keys=MemoryApiKeyStore())) as api:
+        with json_logs(capsys, monkeypatch) as read:
+            response = await api.client.post(
+                LEADS, json={"name": "Ada", "email": "ada@example.com"}, headers=api.auth
+            )
+            events = read()
+
+    request_id = response.headers["x-request-id"]
+    assert response.status_code == 500
+    crashes = [e for e in events if e.get("event") == "unhandled_error"]
+    assert len(crashes) == 1
+    assert crashes[0]["request_id"] == request_id
+    assert crashes[0]["error_type"] == "RuntimeError"
+    assert crashes[0]["level"] == "error"
+    [line] = _requests(events)
+    assert (line["request_id"], line["status"]) == (request_id, 500)
+    # The exception's message may hold anything (a DSN, an address): only its type is logged.
+    assert SECRET_MESSAGE not in json.dumps(events)
+    assert "ada@example.com" not in json.dumps(events)

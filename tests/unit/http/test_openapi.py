@@ -1,0 +1,153 @@
+"""The OpenAPI document at /schema/openapi.json describes what the service really does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.unit.http.support import LEAD_FIELDS, LEADS, Api
+
+ONE = LEADS + "/{lead_id}"
+CLIENT_FIELDS = {"name", "email", "source", "note"}
+
+# path, method -> error statuses that must be documented
+DOCUMENTED_ERRORS: dict[tuple[str, str], set[str]] = {
+    (LEADS, "post"): {"401", "409", "422", "503"},
+    (LEADS, "get"): {"401", "422", "503"},
+    (ONE, "get"): {"401", "404", "503"},
+    (ONE, "put"): {"401", "404", "409", "422", "503"},
+    (ONE, "delete"): {"401", "404", "503"},
+}
+OPERATIONS = list(DOCUMENTED_ERRORS)
+OPERATION_IDS = [f"{m.upper()} {p}" for p, m in OPERATIONS]
+
+
+@pytest.fixture
+async def spec(api: Api) -> dict[str, Any]:
+    response = await api.client.get("/schema/openapi.json")
+    assert response.status_code == 200
+    document: dict[str, Any] = response.json()
+    return document
+
+
+def _resolve(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if ref is None:
+        return schema
+    assert ref.startswith("#/components/schemas/")
+    resolved: dict[str, Any] = spec["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    return resolved
+
+
+def _json_schema(spec: dict[str, Any], holder: dict[str, Any]) -> dict[str, Any]:
+    return _resolve(spec, holder["content"]["application/json"]["schema"])
+
+
+def test_every_lead_endpoint_is_documented_with_its_methods(spec: dict[str, Any]) -> None:
+    paths = spec["paths"]
+
+    assert {m for m in paths[LEADS] if m in ("get", "post", "put", "delete", "patch")} == {
+        "get",
+        "post",
+    }
+    assert {m for m in paths[ONE] if m in ("get", "post", "put", "delete", "patch")} == {
+        "get",
+        "put",
+        "delete",
+    }
+    assert spec["openapi"].startswith("3.")
+
+
+def test_the_bearer_scheme_is_declared_and_required(spec: dict[str, Any]) -> None:
+    schemes = spec["components"]["securitySchemes"]
+    bearer = [
+        name
+        for name, s in schemes.items()
+        if s.get("type") == "http" and str(s.get("scheme", "")).lower() == "bearer"
+    ]
+    assert bearer
+
+    for path, method in OPERATIONS:
+        requirements = spec["paths"][path][method].get("security", spec.get("security", []))
+        assert any(set(r) & set(bearer) for r in requirements), f"{method} {path}"
+
+
+@pytest.mark.parametrize(("path", "method"), [(LEADS, "post"), (ONE, "put")])
+def test_request_bodies_are_documented(spec: dict[str, Any], path: str, method: str) -> None:
+    body = spec["paths"][path][method]["requestBody"]
+
+    schema = _json_schema(spec, body)
+    assert set(schema["properties"]) == CLIENT_FIELDS
+    if method == "post":
+        assert body["required"] is True
+        assert {"name", "email"} <= set(schema.get("required", []))
+    else:
+        assert schema.get("required", []) == []
+
+
+@pytest.mark.parametrize(("path", "method"), OPERATIONS, ids=OPERATION_IDS)
+def test_error_responses_are_documented(spec: dict[str, Any], path: str, method: str) -> None:
+    responses = spec["paths"][path][method]["responses"]
+
+    assert DOCUMENTED_ERRORS[(path, method)] <= set(responses)
+
+
+@pytest.mark.parametrize(("path", "method"), OPERATIONS, ids=OPERATION_IDS)
+def test_every_documented_error_response_is_the_error_envelope(
+    spec: dict[str, Any], path: str, method: str
+) -> None:
+    responses = spec["paths"][path][method]["responses"]
+    not_envelope = {
+        status: response.get("content", {}).get("application/json", {}).get("schema")
+        for status, response in responses.items()
+        if not status.startswith("2")
+        and response.get("content", {}).get("application/json", {}).get("schema", {}).get("$ref")
+        != "#/components/schemas/ErrorEnvelope"
+    }
+
+    assert not_envelope == {}, f"{method.upper()} {path} documents non-envelope errors"
+
+
+@pytest.mark.parametrize(("path", "method"), OPERATIONS, ids=OPERATION_IDS)
+def test_success_is_documented_as_200_with_the_envelope(
+    spec: dict[str, Any], path: str, method: str
+) -> None:
+    responses = spec["paths"][path][method]["responses"]
+
+    assert [s for s in responses if s.startswith("2")] == ["200"]
+    envelope = _json_schema(spec, responses["200"])
+    assert {"success", "message", "error", "data"} <= set(envelope["properties"])
+
+
+def test_the_lead_schema_lists_every_field(spec: dict[str, Any]) -> None:
+    ok = _json_schema(spec, spec["paths"][ONE]["get"]["responses"]["200"])
+    lead = _resolve(spec, ok["properties"]["data"])
+
+    assert set(lead["properties"]) == LEAD_FIELDS
+
+
+def test_the_error_envelope_schema_has_code_and_data(spec: dict[str, Any]) -> None:
+    envelope = spec["components"]["schemas"]["ErrorEnvelope"]
+
+    assert {"success", "message", "error", "code", "data"} <= set(envelope["properties"])
+    assert {"success", "message", "error", "code"} <= set(envelope["required"])
+
+
+def test_the_list_documents_its_query_parameters(spec: dict[str, Any]) -> None:
+    parameters = spec["paths"][LEADS]["get"]["parameters"]
+
+    assert {p["name"] for p in parameters if p["in"] == "query"} == {
+        "limit",
+        "cursor",
+        "email",
+        "source",
+    }
+
+
+async def test_the_schema_page_is_html(api: Api) -> None:
+    response = await api.client.get("/schema")
+
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    assert "<html" in response.text.lower()

@@ -1,0 +1,288 @@
+"""Listing rules: LeadQuery, PageCursor, page_of, and lead ids."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from leadmail.domain.errors import ValidationFailed
+from leadmail.domain.leads import (
+    DEFAULT_PAGE_SIZE,
+    LEAD_ID_PREFIX,
+    MAX_PAGE_SIZE,
+    Lead,
+    LeadQuery,
+    PageCursor,
+    new_lead_id,
+    page_of,
+)
+
+T0 = datetime(2026, 2, 1, tzinfo=UTC)
+
+# Fixed offsets only: a cursor carries an instant, written in UTC. Whole minutes and odd
+# seconds alike must survive the trip.
+offsets = st.timedeltas(
+    min_value=timedelta(hours=-23, minutes=-59), max_value=timedelta(hours=23, minutes=59)
+).map(timezone)
+# Years a database stores; near datetime.min/max an offset pushes UTC out of range.
+aware_datetimes = st.datetimes(
+    min_value=datetime(1900, 1, 1),
+    max_value=datetime(2999, 12, 31),
+    timezones=st.one_of(st.just(UTC), offsets),
+)
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=10,
+)
+
+
+def encode(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_or_refuse(token: str) -> PageCursor | None:
+    """Decode, or return None when refused the documented way. Anything else propagates."""
+    try:
+        return PageCursor.decode(token)
+    except ValidationFailed as e:
+        fields = [f.field for f in e.errors]
+    assert fields == ["cursor"]
+    return None
+
+
+def lead_at(n: int, moment: datetime) -> Lead:
+    return Lead(
+        lead_id=f"ld_{n:04d}",
+        account_id="acc_1",
+        name=f"Lead {n}",
+        email=f"lead{n}@example.com",
+        source="",
+        note="",
+        created_at=moment,
+        updated_at=moment,
+    )
+
+
+# --- LeadQuery ----------------------------------------------------------------------
+
+
+def test_query_defaults() -> None:
+    assert LeadQuery.parse() == LeadQuery(
+        limit=DEFAULT_PAGE_SIZE, after=None, email=None, source=None
+    )
+
+
+@pytest.mark.parametrize("limit", [1, 2, 50, MAX_PAGE_SIZE])
+def test_limit_within_bounds_is_kept(limit: int) -> None:
+    assert LeadQuery.parse(limit=limit).limit == limit
+
+
+@pytest.mark.parametrize("limit", [0, -1, MAX_PAGE_SIZE + 1, 10_000])
+def test_limit_out_of_bounds_is_refused(limit: int) -> None:
+    with pytest.raises(ValidationFailed) as caught:
+        LeadQuery.parse(limit=limit)
+
+    assert [e.field for e in caught.value.errors] == ["limit"]
+
+
+@pytest.mark.parametrize(
+    "email", ["ada@example.com", "ADA@EXAMPLE.COM", "  Ada@Example.com ", "ada@Example.COM"]
+)
+def test_email_filter_becomes_the_email_key(email: str) -> None:
+    assert LeadQuery.parse(email=email).email == "ada@example.com"
+
+
+def test_invalid_email_filter_is_not_an_error() -> None:
+    # It matches nothing stored, which is the honest answer to "leads with this email".
+    assert LeadQuery.parse(email="  Not An Email ").email == "not an email"
+
+
+def test_source_filter_is_kept() -> None:
+    assert LeadQuery.parse(source="webinar").source == "webinar"
+
+
+def test_cursor_is_decoded() -> None:
+    cursor = PageCursor(T0, "ld_abc")
+
+    assert LeadQuery.parse(cursor=cursor.encode()).after == cursor
+
+
+def test_bad_cursor_in_query_is_a_cursor_error() -> None:
+    with pytest.raises(ValidationFailed) as caught:
+        LeadQuery.parse(cursor="garbage")
+
+    assert [e.field for e in caught.value.errors] == ["cursor"]
+
+
+# --- PageCursor ---------------------------------------------------------------------
+
+
+@given(created_at=aware_datetimes, lead_id=st.text(max_size=40))  # leads.lead_id is 40 wide
+def test_cursor_round_trips(created_at: datetime, lead_id: str) -> None:
+    token = PageCursor(created_at, lead_id).encode()
+    decoded = PageCursor.decode(token)
+
+    assert decoded == PageCursor(created_at, lead_id)  # the same instant and id
+    assert decoded.created_at.utcoffset() == timedelta(0)
+
+
+@given(created_at=aware_datetimes, lead_id=st.text())
+def test_cursor_needs_no_url_escaping(created_at: datetime, lead_id: str) -> None:
+    assert re.fullmatch(r"[A-Za-z0-9_-]*", PageCursor(created_at, lead_id).encode())
+
+
+@given(token=st.text())
+@example("")
+@example("=")
+@example("====")
+@example("\ud800")
+@example("bnVsbA")  # null
+@example("W10")  # []
+@example("WzEsMl0")  # [1,2]
+@example(encode(b'"ab"'))
+@example(encode(b'{"a":1,"b":2}'))
+@example(encode(b'["2026-01-01T00:00:00", "ld_x"]'))  # no offset
+@example(encode(b'["2026-01-01T00:00:00+00:00", 7]'))  # id not text
+@example(encode(b'["2026-13-01T00:00:00+00:00", "ld_x"]'))
+@example(encode(b'["2026-01-01T00:00:00+00:00", "ld_x", 1]'))
+@example(encode(b"\xff\xfe\x00"))
+@example(encode(b"1" * 5000))
+def test_any_text_is_a_cursor_or_a_cursor_error(token: str) -> None:
+    decoded = decode_or_refuse(token)
+
+    if decoded is not None:
+        assert decoded.created_at.tzinfo is not None
+        assert isinstance(decoded.lead_id, str)
+
+
+@given(raw=st.binary())
+def test_any_base64_payload_is_a_cursor_or_a_cursor_error(raw: bytes) -> None:
+    decode_or_refuse(encode(raw))
+
+
+@given(value=json_values)
+def test_any_json_payload_is_a_cursor_or_a_cursor_error(value: object) -> None:
+    decode_or_refuse(encode(json.dumps(value).encode()))
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "not-a-cursor",
+        "!!!",
+        "W10",  # []
+        encode(b'["2026-01-01T00:00:00", "ld_x"]'),
+        encode(b'["yesterday", "ld_x"]'),
+        encode(b'[null, "ld_x"]'),
+    ],
+)
+def test_garbage_cursor_is_refused(token: str) -> None:
+    with pytest.raises(ValidationFailed) as caught:
+        PageCursor.decode(token)
+
+    assert [e.field for e in caught.value.errors] == ["cursor"]
+    assert caught.value.errors[0].message == "is not a cursor this service issued"
+
+
+@given(created_at=aware_datetimes, lead_id=st.text(), data=st.data())
+def test_a_truncated_cursor_is_refused(
+    created_at: datetime, lead_id: str, data: st.DataObject
+) -> None:
+    token = PageCursor(created_at, lead_id).encode()
+    cut = data.draw(st.integers(min_value=0, max_value=len(token) - 1), label="cut")
+
+    assert decode_or_refuse(token[:cut]) is None
+
+
+@given(
+    created_at=aware_datetimes,
+    lead_id=st.text(),
+    position=st.integers(min_value=0),
+    replacement=st.characters(),
+)
+def test_a_tampered_cursor_never_raises_anything_but_a_cursor_error(
+    created_at: datetime, lead_id: str, position: int, replacement: str
+) -> None:
+    # Cursors are not signed (they only position a listing inside the caller's own account),
+    # so a tampered cursor may still decode; what it must never do is crash.
+    token = PageCursor(created_at, lead_id).encode()
+    at = position % len(token)
+
+    decode_or_refuse(token[:at] + replacement + token[at + 1 :])
+
+
+def test_deeply_nested_cursor_is_a_cursor_error() -> None:
+    # 2,000 '[' is a 2.7 kB query parameter any client can send.
+    token = encode(b"[" * 2000)
+
+    with pytest.raises(ValidationFailed) as caught:
+        PageCursor.decode(token)
+
+    assert [e.field for e in caught.value.errors] == ["cursor"]
+
+
+# --- page_of ------------------------------------------------------------------------
+
+
+def leads_newest_first(count: int) -> list[Lead]:
+    return [lead_at(n, T0 - timedelta(minutes=n)) for n in range(count)]
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3])
+def test_page_of_keeps_up_to_limit_rows_and_has_no_cursor(count: int) -> None:
+    rows = leads_newest_first(count)
+
+    page = page_of(rows, limit=3)
+
+    assert page.leads == rows
+    assert page.next_cursor is None
+
+
+def test_page_of_cuts_the_extra_row_and_points_after_the_last_kept_one() -> None:
+    rows = leads_newest_first(4)
+
+    page = page_of(rows, limit=3)
+
+    assert page.leads == rows[:3]
+    assert page.next_cursor is not None
+    assert PageCursor.decode(page.next_cursor) == PageCursor(rows[2].created_at, rows[2].lead_id)
+
+
+def test_page_of_limit_one() -> None:
+    rows = leads_newest_first(2)
+
+    page = page_of(rows, limit=1)
+
+    assert page.leads == rows[:1]
+    assert page.next_cursor == PageCursor(rows[0].created_at, rows[0].lead_id).encode()
+
+
+# --- lead ids -----------------------------------------------------------------------
+
+
+def test_lead_id_has_prefix_and_128_random_bits() -> None:
+    lead_id = new_lead_id()
+
+    assert lead_id.startswith(LEAD_ID_PREFIX)
+    body = lead_id.removeprefix(LEAD_ID_PREFIX)
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", body)
+    assert len(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))) >= 16
+
+
+def test_lead_ids_are_unique_and_not_a_counter() -> None:
+    ids = [new_lead_id() for _ in range(2000)]
+    bodies = [i.removeprefix(LEAD_ID_PREFIX) for i in ids]
+
+    assert len(set(ids)) == len(ids)
+    # A counter (or a timestamp) keeps its leading characters and comes out sorted.
+    assert ids != sorted(ids)
+    assert len({b[0] for b in bodies}) > 32
+    assert len({b[:4] for b in bodies}) > 1900

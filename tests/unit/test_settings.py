@@ -1,0 +1,246 @@
+"""Settings.from_env, always given an explicit environment."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from leadmail.config import DEFAULT_DATABASE_URL, ConfigError, Settings
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def stderr_is_a_terminal(monkeypatch: pytest.MonkeyPatch, *, terminal: bool) -> None:
+    # Patched inside the test body: pytest re-installs its own sys.stderr between phases.
+    monkeypatch.setattr(sys, "stderr", _Terminal() if terminal else io.StringIO())
+
+
+def test_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    stderr_is_a_terminal(monkeypatch, terminal=False)
+
+    settings = Settings.from_env({})
+
+    assert settings == Settings(
+        database_url=DEFAULT_DATABASE_URL,
+        host="127.0.0.1",
+        port=8000,
+        log_format="json",
+        log_level="INFO",
+        db_pool_min=2,
+        db_pool_max=10,
+        db_connect_timeout=5.0,
+        db_command_timeout=30.0,
+        max_body_bytes=1_048_576,
+        migrate_on_start=True,
+    )
+    assert settings.is_sqlite
+
+
+def test_log_format_defaults_to_console_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    stderr_is_a_terminal(monkeypatch, terminal=True)
+
+    assert Settings.from_env({}).log_format == "console"
+
+
+def test_blank_values_mean_the_default() -> None:
+    blank = {
+        f"LEADMAIL_{name}": "  "
+        for name in (
+            "DATABASE_URL",
+            "HOST",
+            "PORT",
+            "LOG_FORMAT",
+            "LOG_LEVEL",
+            "DB_POOL_MIN",
+            "DB_POOL_MAX",
+            "DB_CONNECT_TIMEOUT",
+            "DB_COMMAND_TIMEOUT",
+            "MAX_BODY_BYTES",
+            "MIGRATE_ON_START",
+        )
+    }
+
+    assert Settings.from_env(blank) == Settings.from_env({})
+
+
+def test_other_variables_are_ignored() -> None:
+    assert Settings.from_env({"PORT": "1", "leadmail_port": "2", "LEADMAIL_PORTS": "3"}).port == (
+        8000
+    )
+
+
+def test_every_variable_is_read() -> None:
+    settings = Settings.from_env(
+        {
+            "LEADMAIL_DATABASE_URL": "postgresql://leadmail@db:5432/leadmail",
+            "LEADMAIL_HOST": " 0.0.0.0 ",
+            "LEADMAIL_PORT": "9090",
+            "LEADMAIL_LOG_FORMAT": "console",
+            "LEADMAIL_LOG_LEVEL": "debug",
+            "LEADMAIL_DB_POOL_MIN": "1",
+            "LEADMAIL_DB_POOL_MAX": "20",
+            "LEADMAIL_DB_CONNECT_TIMEOUT": "2.5",
+            "LEADMAIL_DB_COMMAND_TIMEOUT": "60",
+            "LEADMAIL_MAX_BODY_BYTES": "65536",
+            "LEADMAIL_MIGRATE_ON_START": "false",
+        }
+    )
+
+    assert settings == Settings(
+        database_url="postgresql://leadmail@db:5432/leadmail",
+        host="0.0.0.0",
+        port=9090,
+        log_format="console",
+        log_level="DEBUG",
+        db_pool_min=1,
+        db_pool_max=20,
+        db_connect_timeout=2.5,
+        db_command_timeout=60.0,
+        max_body_bytes=65536,
+        migrate_on_start=False,
+    )
+    assert not settings.is_sqlite
+    assert isinstance(settings.port, int)
+    assert isinstance(settings.db_command_timeout, float)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["sqlite:///./leadmail.db", "sqlite:////var/lib/leadmail.db", "postgres://u@h/db"],
+)
+def test_accepted_database_urls(url: str) -> None:
+    settings = Settings.from_env({"LEADMAIL_DATABASE_URL": url})
+
+    assert settings.database_url == url
+    assert settings.is_sqlite == url.startswith("sqlite:")
+
+
+@pytest.mark.parametrize(
+    "url", ["mysql://u@h/db", "leadmail.db", "sqlite://relative.db", "http://db", "postgresql:/x"]
+)
+def test_unsupported_database_url_is_refused(url: str) -> None:
+    with pytest.raises(ConfigError, match="LEADMAIL_DATABASE_URL"):
+        Settings.from_env({"LEADMAIL_DATABASE_URL": url})
+
+
+def test_database_url_error_does_not_echo_the_url() -> None:
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env({"LEADMAIL_DATABASE_URL": "mysql://user:hunter2@db/leadmail"})
+
+    assert "hunter2" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("json", "json"), ("console", "console")])
+def test_log_format(raw: str, expected: str) -> None:
+    assert Settings.from_env({"LEADMAIL_LOG_FORMAT": raw}).log_format == expected
+
+
+@pytest.mark.parametrize("raw", ["text", "JSONL", "pretty"])
+def test_unknown_log_format_is_refused(raw: str) -> None:
+    with pytest.raises(ConfigError, match="LEADMAIL_LOG_FORMAT"):
+        Settings.from_env({"LEADMAIL_LOG_FORMAT": raw})
+
+
+@pytest.mark.parametrize("level", ["debug", "INFO", "Warning", "ERROR", "critical"])
+def test_log_level_is_upper_cased(level: str) -> None:
+    assert Settings.from_env({"LEADMAIL_LOG_LEVEL": level}).log_level == level.upper()
+
+
+def test_unknown_log_level_is_refused() -> None:
+    # A typo must not silently become INFO (logs.configure_logging falls back to INFO).
+    with pytest.raises(ConfigError, match="LEADMAIL_LOG_LEVEL"):
+        Settings.from_env({"LEADMAIL_LOG_LEVEL": "DEBG"})
+
+
+@pytest.mark.parametrize("port", ["1", "8080", "65535"])
+def test_port(port: str) -> None:
+    assert Settings.from_env({"LEADMAIL_PORT": port}).port == int(port)
+
+
+@pytest.mark.parametrize("port", ["0", "-1", "65536", "http", "80.5", "8o"])
+def test_bad_port_is_refused(port: str) -> None:
+    with pytest.raises(ConfigError, match="LEADMAIL_PORT"):
+        Settings.from_env({"LEADMAIL_PORT": port})
+
+
+@pytest.mark.parametrize(
+    "name", ["DB_POOL_MIN", "DB_POOL_MAX", "MAX_BODY_BYTES", "DB_CONNECT_TIMEOUT", "PORT"]
+)
+@pytest.mark.parametrize("raw", ["zero", "0", "-5", "1e3x"])
+def test_bad_numbers_name_their_variable(name: str, raw: str) -> None:
+    with pytest.raises(ConfigError, match=f"LEADMAIL_{name}"):
+        Settings.from_env({f"LEADMAIL_{name}": raw})
+
+
+@pytest.mark.parametrize("name", ["DB_POOL_MIN", "DB_POOL_MAX", "MAX_BODY_BYTES", "PORT"])
+def test_whole_number_settings_refuse_fractions(name: str) -> None:
+    with pytest.raises(ConfigError, match=f"LEADMAIL_{name}"):
+        Settings.from_env({f"LEADMAIL_{name}": "2.5"})
+
+
+@pytest.mark.parametrize("name", ["DB_CONNECT_TIMEOUT", "DB_COMMAND_TIMEOUT"])
+@pytest.mark.parametrize("raw", ["-inf", "0.0", "-0.5", "soon"])
+def test_bad_timeouts_are_refused(name: str, raw: str) -> None:
+    with pytest.raises(ConfigError, match=f"LEADMAIL_{name}"):
+        Settings.from_env({f"LEADMAIL_{name}": raw})
+
+
+@pytest.mark.parametrize("name", ["DB_CONNECT_TIMEOUT", "DB_COMMAND_TIMEOUT"])
+def test_nan_timeout_is_refused(name: str) -> None:
+    # float("nan") <= 0 is False, so NaN passes a plain positivity check.
+    with pytest.raises(ConfigError, match=f"LEADMAIL_{name}"):
+        Settings.from_env({f"LEADMAIL_{name}": "nan"})
+
+
+def test_fractional_timeouts_are_kept() -> None:
+    settings = Settings.from_env(
+        {"LEADMAIL_DB_CONNECT_TIMEOUT": "0.25", "LEADMAIL_DB_COMMAND_TIMEOUT": "1.5"}
+    )
+
+    assert (settings.db_connect_timeout, settings.db_command_timeout) == (0.25, 1.5)
+
+
+def test_pool_min_may_equal_pool_max() -> None:
+    settings = Settings.from_env({"LEADMAIL_DB_POOL_MIN": "4", "LEADMAIL_DB_POOL_MAX": "4"})
+
+    assert (settings.db_pool_min, settings.db_pool_max) == (4, 4)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"LEADMAIL_DB_POOL_MIN": "5", "LEADMAIL_DB_POOL_MAX": "4"},
+        {"LEADMAIL_DB_POOL_MIN": "11"},  # above the default maximum
+        {"LEADMAIL_DB_POOL_MAX": "1"},  # below the default minimum
+    ],
+)
+def test_pool_min_above_pool_max_is_refused(env: dict[str, str]) -> None:
+    with pytest.raises(ConfigError, match="LEADMAIL_DB_POOL_MIN") as caught:
+        Settings.from_env(env)
+
+    assert "LEADMAIL_DB_POOL_MAX" in str(caught.value)
+
+
+@pytest.mark.parametrize("raw", ["1", "true", "TRUE", "yes", "on", " On "])
+def test_migrate_on_start_true(raw: str) -> None:
+    assert Settings.from_env({"LEADMAIL_MIGRATE_ON_START": raw}).migrate_on_start is True
+
+
+@pytest.mark.parametrize("raw", ["0", "false", "False", "no", "off"])
+def test_migrate_on_start_false(raw: str) -> None:
+    assert Settings.from_env({"LEADMAIL_MIGRATE_ON_START": raw}).migrate_on_start is False
+
+
+@pytest.mark.parametrize("raw", ["maybe", "2", "y", "enabled"])
+def test_bad_flag_is_refused(raw: str) -> None:
+    with pytest.raises(ConfigError, match="LEADMAIL_MIGRATE_ON_START"):
+        Settings.from_env({"LEADMAIL_MIGRATE_ON_START": raw})
+
+
+def test_config_error_is_a_value_error() -> None:
+    assert issubclass(ConfigError, ValueError)
