@@ -1,0 +1,69 @@
+"""First start on the embedded default: an empty SQLite file gets a demo key, once."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import (
+    LeadmailServer,
+    assert_ok,
+    cli_env,
+    new_email,
+    run_cli,
+    running_server,
+)
+
+LEADS = "/api/v1/leads"
+_BEARER = re.compile(r"Bearer ([^\s'\"]+)")
+
+
+def wait_for_stdout(server: LeadmailServer, needle: str, timeout: float = 5.0) -> str:
+    deadline = time.monotonic() + timeout
+    while needle not in (out := server.stdout()):
+        if time.monotonic() > deadline:
+            pytest.fail(
+                f"{needle!r} never appeared on stdout:\n{out}\n--- stderr ---\n{server.stderr()}"
+            )
+        time.sleep(0.05)
+    return out
+
+
+def test_first_start_prints_a_working_demo_key_once(tmp_path: Path) -> None:
+    database_url = f"sqlite:///{tmp_path / 'leadmail.db'}"
+    email = new_email("demo")
+
+    with running_server(database_url, tmp_path, name="first") as first:
+        out = wait_for_stdout(first, "curl")
+        secrets = set(_BEARER.findall(out))
+        assert len(secrets) == 1, out
+        [secret] = secrets
+        assert secret in [line.strip() for line in out.splitlines()], "key not on its own line"
+        assert re.search(r"\bdemo\b", out), out  # the account's name
+        assert f"http://127.0.0.1:{first.port}/api/v1/leads" in out, out
+
+        with first.client(secret) as api:
+            lead = assert_ok(api.post(LEADS, json={"name": "Ada Lovelace", "email": email}))
+        assert secret not in first.stderr()
+        first.stop_gracefully()
+
+    listing = run_cli(["keys", "list", "--json"], cli_env(database_url), tmp_path)
+    assert listing.returncode == 0, listing.describe()
+    [key] = [json.loads(line) for line in listing.stdout.splitlines()]
+    assert key["account"] == "demo"
+    assert secret.startswith(key["prefix"])
+    assert key["last_used"] not in ("-", "", None)  # it was used above
+
+    with running_server(database_url, tmp_path, name="second") as second:
+        with second.client(secret) as api:
+            items = assert_ok(api.get(LEADS))["items"]
+        assert [item["lead_id"] for item in items] == [lead["lead_id"]]
+        second.stop_gracefully()
+        again = second.stdout()
+        assert secret not in again
+        assert "Bearer" not in again
+        assert again.strip() == "", f"`serve` wrote to stdout on a second start:\n{again}"

@@ -1,0 +1,101 @@
+"""What ``leadmail serve`` writes: one JSON access line per request, and no secrets."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from tests.e2e.conftest import IssuedKey, LeadmailServer, assert_ok, new_email
+
+LEADS = "/api/v1/leads"
+
+
+def request_id(tag: str) -> str:
+    return f"e2e-{tag}-{uuid.uuid4().hex[:12]}"
+
+
+def test_one_access_line_per_request_and_no_secrets(
+    server: LeadmailServer, primary_key: IssuedKey
+) -> None:
+    email, new_address = new_email("logged"), new_email("changed")
+    ids = {name: request_id(name) for name in ("add", "read", "find", "update", "anon", "nope")}
+    with server.client(primary_key.secret) as api:
+        added = api.post(
+            LEADS, json={"name": "Log Me", "email": email}, headers={"X-Request-ID": ids["add"]}
+        )
+        lead_id = assert_ok(added)["lead_id"]
+        responses = {
+            "add": added,
+            "read": api.get(f"{LEADS}/{lead_id}", headers={"X-Request-ID": ids["read"]}),
+            "find": api.get(LEADS, params={"email": email}, headers={"X-Request-ID": ids["find"]}),
+            "update": api.put(
+                f"{LEADS}/{lead_id}",
+                json={"email": new_address},
+                headers={"X-Request-ID": ids["update"]},
+            ),
+            "nope": api.get("/api/v1/nowhere", headers={"X-Request-ID": ids["nope"]}),
+        }
+        minted = api.get(LEADS)  # no X-Request-ID: the server makes one
+        insane = api.get(LEADS, headers={"X-Request-ID": "not a sane id!"})
+    with server.client() as anonymous:
+        responses["anon"] = anonymous.get(LEADS, headers={"X-Request-ID": ids["anon"]})
+
+    for name, response in responses.items():
+        assert response.headers.get("x-request-id") == ids[name], (name, response.headers)
+    assert minted.headers.get("x-request-id"), minted.headers
+    assert minted.headers["x-request-id"] not in ids.values()
+    assert insane.headers.get("x-request-id"), insane.headers
+    assert insane.headers["x-request-id"] != "not a sane id!"
+    assert insane.headers["x-request-id"] != minted.headers["x-request-id"]
+
+    records = server.access_log(list(ids.values()))
+    by_id: dict[str, dict[str, object]] = {}
+    for record in records:
+        assert record["request_id"] not in by_id, f"two access lines for {record}"
+        by_id[str(record["request_id"])] = record
+    expected = {
+        "add": ("POST", 200),
+        "read": ("GET", 200),
+        "find": ("GET", 200),
+        "update": ("PUT", 200),
+        "nope": ("GET", 404),
+        "anon": ("GET", 401),
+    }
+    for name, (method, status) in expected.items():
+        record = by_id[ids[name]]
+        assert {"request_id", "account_id", "method", "route", "status", "duration_ms"} <= set(
+            record
+        ), record
+        assert record["method"] == method, record
+        assert record["status"] == status == responses[name].status_code, record
+        duration = record["duration_ms"]
+        assert isinstance(duration, int | float), record
+        assert duration >= 0, record
+        assert isinstance(record["route"], str), record
+        assert record["route"], record
+        assert lead_id not in str(record["route"]), record  # the template, not the path
+    account = by_id[ids["add"]]["account_id"]
+    assert isinstance(account, str), by_id[ids["add"]]
+    assert account, by_id[ids["add"]]
+    assert all(by_id[ids[n]]["account_id"] == account for n in ("read", "find", "update"))
+    assert by_id[ids["anon"]]["account_id"] is None
+    assert by_id[ids["add"]]["route"] == by_id[ids["find"]]["route"]
+    assert by_id[ids["read"]]["route"] == by_id[ids["update"]]["route"]
+    assert by_id[ids["read"]]["route"] != by_id[ids["add"]]["route"]
+
+    stdout, stderr = server.stdout(), server.stderr()
+    # With LEADMAIL_LOG_FORMAT=json every line on stderr is one JSON object, library lines too.
+    for line in stderr.splitlines():
+        if line.strip():
+            assert isinstance(json.loads(line), dict), line
+    # Nothing to print: on SQLite a key existed before `serve`; on Postgres there is never
+    # a demo key, though this server started on an empty database.
+    assert stdout == "", stdout
+    for label, forbidden in [
+        ("database URL", server.database_url),
+        ("lead email", email),
+        ("updated lead email", new_address),
+        *(("API key", secret) for secret in server.secrets),
+    ]:
+        assert forbidden.lower() not in stderr.lower(), f"{label} in stderr"
+        assert forbidden.lower() not in stdout.lower(), f"{label} in stdout"
