@@ -5,9 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from leadmail.adapters.db.engine import Database
-from leadmail.adapters.db.migrate import migrate
-from tests.postgres import fresh_database, server_url
+from tests.postgres import fresh_migrated_database, server_url
 
 
 @pytest.fixture(scope="session")
@@ -19,13 +17,7 @@ def postgres_server() -> Iterator[str]:
 @pytest.fixture(scope="session")
 async def postgres_url(postgres_server: str) -> AsyncIterator[str]:
     """A migrated database of its own for this test session."""
-    async with fresh_database(postgres_server) as url:
-        database = Database.from_url(url)
-        await database.start()
-        try:
-            await migrate(database)
-        finally:
-            await database.close()
+    async with fresh_migrated_database(postgres_server) as url:
         yield url
 
 

@@ -20,6 +20,9 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
+from leadmail.adapters.db.engine import Database
+from leadmail.adapters.db.migrate import migrate
+
 ENV_VAR = "LEADMAIL_TEST_DATABASE_URL"
 
 
@@ -85,3 +88,12 @@ async def fresh_database(url: str) -> AsyncIterator[str]:
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
             await admin.close()
+
+
+@contextlib.asynccontextmanager
+async def fresh_migrated_database(url: str) -> AsyncIterator[str]:
+    """A fresh database with every migration applied; dropped afterwards."""
+    async with fresh_database(url) as fresh:
+        async with Database.from_url(fresh).running() as database:
+            await migrate(database)
+        yield fresh

@@ -57,13 +57,10 @@ class Adapters:
         if self.database is None:
             yield self
             return
-        await self.database.start()
-        try:
+        async with self.database.running():
             if apply_migrations:
                 await migrate(self.database)
             yield self
-        finally:
-            await self.database.close()
 
 
 def wire(adapters: Adapters, clock: Clock = utc_now) -> Services:

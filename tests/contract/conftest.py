@@ -30,12 +30,8 @@ class Adapter(NamedTuple):
 @pytest.fixture(scope="session")
 async def postgres_database(postgres_url: str) -> AsyncIterator[Database]:
     """One pool on the session's migrated database, shared by every Postgres case."""
-    database = Database.from_url(postgres_url)
-    await database.start()
-    try:
+    async with Database.from_url(postgres_url).running() as database:
         yield database
-    finally:
-        await database.close()
 
 
 @pytest.fixture(params=ADAPTERS)

@@ -10,8 +10,6 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import pytest
 
-from leadmail.adapters.db.engine import Database
-from leadmail.adapters.db.migrate import migrate
 from tests.e2e.conftest import (
     LeadmailServer,
     assert_error,
@@ -22,7 +20,7 @@ from tests.e2e.conftest import (
     running_server,
 )
 from tests.e2e.tcp_proxy import TcpProxy, tcp_proxy
-from tests.postgres import fresh_database
+from tests.postgres import fresh_migrated_database
 
 pytestmark = pytest.mark.postgres
 
@@ -35,13 +33,7 @@ RECOVERY_S = 10.0
 @pytest.fixture
 async def migrated_database(postgres_server: str) -> AsyncIterator[str]:
     """A fresh database, migrated directly (not through the proxy)."""
-    async with fresh_database(postgres_server) as url:
-        database = Database.from_url(url)
-        await database.start()
-        try:
-            await migrate(database)
-        finally:
-            await database.close()
+    async with fresh_migrated_database(postgres_server) as url:
         yield url
 
 

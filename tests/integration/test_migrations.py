@@ -4,7 +4,6 @@ Postgres database."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -115,21 +114,11 @@ def target(request: pytest.FixtureRequest, sqlite_url: str) -> Target:
 @pytest.fixture
 async def empty(target: Target) -> AsyncIterator[EmptyDatabase]:
     if target.kind == "sqlite":
-        async with started(target.url) as database:
+        async with Database.from_url(target.url).running() as database:
             yield EmptyDatabase(target.url, database)
         return
-    async with fresh_database(target.url) as url, started(url) as database:
+    async with fresh_database(target.url) as url, Database.from_url(url).running() as database:
         yield EmptyDatabase(url, database)
-
-
-@contextlib.asynccontextmanager
-async def started(url: str) -> AsyncIterator[Database]:
-    database = Database.from_url(url)
-    await database.start()
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 def assert_migrated(schema: Schema) -> None:
@@ -194,7 +183,11 @@ class TestMigrations:
 @pytest.mark.postgres
 async def test_two_migrators_at_once_apply_each_migration_once(postgres_server: str) -> None:
     # Two workers (or serve and the CLI) starting together: the advisory lock serialises them.
-    async with fresh_database(postgres_server) as url, started(url) as one, started(url) as two:
+    async with (
+        fresh_database(postgres_server) as url,
+        Database.from_url(url).running() as one,
+        Database.from_url(url).running() as two,
+    ):
         results = await asyncio.gather(migrate(one), migrate(two))
 
         assert sorted(results, key=len) == [[], ALL_MIGRATIONS]

@@ -22,19 +22,9 @@ WRITERS = 50
 T = TypeVar("T")
 
 
-@contextlib.asynccontextmanager
-async def started(url: str) -> AsyncIterator[Database]:
-    database = Database.from_url(url)
-    await database.start()
-    try:
-        yield database
-    finally:
-        await database.close()
-
-
 @pytest.fixture
 async def database(sqlite_url: str) -> AsyncIterator[Database]:
-    async with started(sqlite_url) as database:
+    async with Database.from_url(sqlite_url).running() as database:
         await migrate(database)
         yield database
 
@@ -123,7 +113,10 @@ async def test_two_databases_on_one_file_both_write(sqlite_url: str) -> None:
     # Two Database objects stand for two processes (the server and the CLI): their
     # in-process write locks do not see each other, so SQLite's busy timeout must queue them.
     async with contextlib.AsyncExitStack() as stack:
-        one, two = [await stack.enter_async_context(started(sqlite_url)) for _ in range(2)]
+        one, two = [
+            await stack.enter_async_context(Database.from_url(sqlite_url).running())
+            for _ in range(2)
+        ]
         await migrate(one)
         account = await new_account(one)
         leads = leads_for(account)

@@ -8,7 +8,8 @@ import contextlib
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from datetime import UTC, datetime
+from typing import Any, Literal, overload
 
 import asyncpg
 from piccolo.engine.base import Engine
@@ -98,6 +99,15 @@ class Database:
                 # WAL lets readers proceed while one writer writes; it persists in the file.
                 await self.engine.run_ddl("PRAGMA journal_mode=WAL")
 
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[Database]:
+        """Started on entry, closed on exit."""
+        await self.start()
+        try:
+            yield self
+        finally:
+            await self.close()
+
     async def close(self) -> None:
         if isinstance(self.engine, PostgresEngine) and self.engine.pool is not None:
             await self.engine.close_connection_pool()
@@ -139,6 +149,17 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
     asyncpg.InvalidAuthorizationSpecificationError,
     asyncpg.InvalidPasswordError,
 )
+
+
+@overload
+def aware(value: datetime) -> datetime: ...
+@overload
+def aware(value: None) -> None: ...
+def aware(value: datetime | None) -> datetime | None:
+    """Timestamps as stored are UTC; a driver that drops the zone gets it back."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
 
 
 def is_unique_violation(error: BaseException) -> bool:

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from leadmail.adapters.db.engine import Database, translate_errors
+from leadmail.adapters.db.engine import Database, aware, translate_errors
 from leadmail.domain.keys import ApiKey, new_account_id, new_key_id
 from leadmail.ports.keys import ApiKeyStore
 
@@ -100,13 +100,7 @@ def _key(row: dict[str, Any]) -> ApiKey:
         label=row["label"],
         prefix=row["prefix"],
         digest=row["digest"],
-        created_at=_aware(row["created_at"]),
-        last_used_at=_aware(row["last_used_at"]),
-        revoked_at=_aware(row["revoked_at"]),
+        created_at=aware(row["created_at"]),
+        last_used_at=aware(row["last_used_at"]),
+        revoked_at=aware(row["revoked_at"]),
     )
-
-
-def _aware(value: datetime | None) -> Any:
-    if value is None:
-        return None
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

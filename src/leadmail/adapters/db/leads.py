@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from leadmail.adapters.db.engine import Database, is_unique_violation, translate_errors
+from leadmail.adapters.db.engine import Database, aware, is_unique_violation, translate_errors
 from leadmail.domain.leads import Lead, LeadQuery
 from leadmail.ports.errors import DuplicateLead
 from leadmail.ports.leads import LeadRepository
@@ -120,12 +119,6 @@ def _lead(row: dict[str, Any]) -> Lead:
         email=row["email"],
         source=row["source"],
         note=row["note"],
-        created_at=_aware(row["created_at"]),
-        updated_at=_aware(row["updated_at"]),
+        created_at=aware(row["created_at"]),
+        updated_at=aware(row["updated_at"]),
     )
-
-
-def _aware(value: datetime) -> datetime:
-    from datetime import UTC
-
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
