@@ -6,36 +6,65 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from importlib.metadata import version
+from pathlib import Path
 
+import structlog
 from litestar import Litestar
 
+from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.db.engine import Database
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
+from leadmail.adapters.db.messages import PiccoloEmailLog, PiccoloIdempotencyStore
 from leadmail.adapters.db.migrate import migrate
+from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.http.app import build_app
+from leadmail.adapters.mail.factory import mail_sender_from
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.leads import MemoryLeadRepository
+from leadmail.adapters.memory.mail import RecordingMailSender
+from leadmail.adapters.memory.messages import MemoryEmailLog, MemoryIdempotencyStore
+from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
+from leadmail.domain.delivery import RetryPolicy
+from leadmail.domain.email import SenderPolicy
 from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.leads import LeadRepository
+from leadmail.ports.mail import MailSender
+from leadmail.ports.messages import EmailLog, IdempotencyStore
+from leadmail.ports.templates import TemplateCatalog, TemplateRepository
+from leadmail.services.email import EmailService, TemplateService
 from leadmail.services.keys import ApiKeyService, CreatedKey
 from leadmail.services.leads import LeadService
 from leadmail.services.registry import Services
 
 DEMO_ACCOUNT = "demo"
+log = structlog.get_logger("leadmail")
 
 
 @dataclass
 class Adapters:
     leads: LeadRepository
     keys: ApiKeyStore
+    mail: MailSender
+    templates: TemplateRepository
+    email_log: EmailLog
+    claims: IdempotencyStore
+    catalog: TemplateCatalog
     database: Database | None = None
 
     @classmethod
-    def in_memory(cls) -> Adapters:
-        return cls(leads=MemoryLeadRepository(), keys=MemoryApiKeyStore())
+    def in_memory(cls, mail: MailSender | None = None) -> Adapters:
+        return cls(
+            leads=MemoryLeadRepository(),
+            keys=MemoryApiKeyStore(),
+            mail=mail if mail is not None else RecordingMailSender(),
+            templates=MemoryTemplateRepository(),
+            email_log=MemoryEmailLog(),
+            claims=MemoryIdempotencyStore(),
+            catalog=FileTemplateCatalog(None),
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Adapters:
@@ -49,24 +78,49 @@ class Adapters:
         return cls(
             leads=PiccoloLeadRepository(database),
             keys=PiccoloApiKeyStore(database),
+            mail=mail_sender_from(settings),
+            templates=PiccoloTemplateRepository(database),
+            email_log=PiccoloEmailLog(database),
+            claims=PiccoloIdempotencyStore(database),
+            catalog=FileTemplateCatalog(
+                Path(settings.templates_dir) if settings.templates_dir else None
+            ),
             database=database,
         )
 
     @contextlib.asynccontextmanager
     async def opened(self, *, apply_migrations: bool) -> AsyncIterator[Adapters]:
-        if self.database is None:
-            yield self
-            return
-        async with self.database.running():
-            if apply_migrations:
-                await migrate(self.database)
-            yield self
+        try:
+            if self.database is None:
+                yield self
+                return
+            async with self.database.running():
+                if apply_migrations:
+                    await migrate(self.database)
+                yield self
+        finally:
+            await self.mail.close()
 
 
-def wire(adapters: Adapters, clock: Clock = utc_now) -> Services:
+def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = utc_now) -> Services:
+    settings = settings if settings is not None else Settings()
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
+        email=EmailService(
+            sender=adapters.mail,
+            log=adapters.email_log,
+            templates=adapters.templates,
+            claims=adapters.claims,
+            policy=RetryPolicy(
+                max_attempts=settings.email_max_attempts, deadline=settings.email_deadline
+            ),
+            sender_policy=SenderPolicy(frozenset(settings.allowed_sender_domains)),
+            default_from=settings.email_default_from,
+            concurrency=settings.email_concurrency,
+            clock=clock,
+        ),
+        templates=TemplateService(adapters.catalog, adapters.templates, clock),
     )
 
 
@@ -85,11 +139,18 @@ def create_app(
 ) -> Litestar:
     """The whole service as one ASGI app. Adapters open in the app's lifespan."""
     adapters = adapters if adapters is not None else Adapters.from_settings(settings)
-    services = wire(adapters)
+    services = wire(adapters, settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
         async with adapters.opened(apply_migrations=settings.migrate_on_start):
+            count = await services.templates.sync()
+            log.info("templates_synced", templates=count)
+            if services.email.provider == "console":
+                log.warning(
+                    "console_email_provider",
+                    detail="LEADMAIL_EMAIL_PROVIDER is console: emails are logged, NOT delivered",
+                )
             if on_ready is None:
                 yield
             else:

@@ -76,7 +76,7 @@ def _with_services(settings: Settings, work: Callable[[Services], Awaitable[T]])
     async def run() -> T:
         adapters = Adapters.from_settings(settings)
         async with adapters.opened(apply_migrations=settings.migrate_on_start):
-            return await work(wire(adapters))
+            return await work(wire(adapters, settings))
 
     return asyncio.run(run())
 
@@ -133,17 +133,20 @@ def _database_kind(settings: Settings) -> str:
 def _migrate(settings: Settings, _: argparse.Namespace) -> int:
     from leadmail.adapters.db.migrate import migrate
 
-    async def run() -> list[str]:
+    async def run() -> tuple[list[str], int]:
         adapters = Adapters.from_settings(settings)
         async with adapters.opened(apply_migrations=False):
             assert adapters.database is not None
-            return await migrate(adapters.database)
+            applied = await migrate(adapters.database)
+            templates = await wire(adapters, settings).templates.sync()
+            return applied, templates
 
-    applied = asyncio.run(run())
+    applied, templates = asyncio.run(run())
     if applied:
         print(f"Applied {len(applied)} migration(s): {', '.join(applied)}")
     else:
         print("Database is up to date; nothing to apply.")
+    print(f"Templates in the catalog: {templates}")
     return 0
 
 

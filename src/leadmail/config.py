@@ -11,6 +11,15 @@ from typing import Literal
 import msgspec
 
 LogFormat = Literal["json", "console"]
+EmailProvider = Literal["console", "resend", "postmark", "sendgrid", "mailgun", "mailpit"]
+EMAIL_PROVIDERS: tuple[str, ...] = (
+    "console",
+    "resend",
+    "postmark",
+    "sendgrid",
+    "mailgun",
+    "mailpit",
+)
 
 DEFAULT_DATABASE_URL = "sqlite:///./leadmail.db"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -32,6 +41,21 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     db_command_timeout: float = 30.0
     max_body_bytes: int = 1_048_576
     migrate_on_start: bool = True
+    email_provider: EmailProvider = "console"
+    email_api_key: str = ""
+    email_base_url: str = ""  # empty: the provider's public API
+    email_domain: str = ""  # Mailgun's sending domain
+    email_timeout: float = 10.0  # seconds per attempt
+    email_max_attempts: int = 4
+    email_deadline: float = 20.0  # seconds for all attempts of one request
+    email_default_from: str = ""
+    email_concurrency: int = 50  # messages handed to the provider at once, per process
+    allowed_sender_domains: tuple[str, ...] = ()  # empty: any
+    templates_dir: str = ""  # empty: the catalog shipped with leadmail
+
+    def __repr__(self) -> str:
+        # Settings reach logs and tracebacks: never with the provider key or the DSN.
+        return f"Settings(database={'sqlite' if self.is_sqlite else 'postgres'}, ...)"
 
     @property
     def is_sqlite(self) -> bool:
@@ -81,6 +105,19 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise ConfigError(
                 "LEADMAIL_DATABASE_URL must start with sqlite:///, postgresql:// or postgres://"
             )
+        provider = text("EMAIL_PROVIDER", "console").lower()
+        if provider not in EMAIL_PROVIDERS:
+            raise ConfigError(
+                f"LEADMAIL_EMAIL_PROVIDER must be one of {', '.join(EMAIL_PROVIDERS)},"
+                f" got {provider!r}"
+            )
+        if provider not in ("console", "mailpit") and not env.get("LEADMAIL_EMAIL_API_KEY"):
+            raise ConfigError(f"LEADMAIL_EMAIL_API_KEY is required for the {provider} provider")
+        if provider == "mailgun" and not text("EMAIL_DOMAIN", ""):
+            raise ConfigError("LEADMAIL_EMAIL_DOMAIN is required for the mailgun provider")
+        base_url = text("EMAIL_BASE_URL", "").rstrip("/")
+        if base_url and not base_url.startswith(("http://", "https://")):
+            raise ConfigError("LEADMAIL_EMAIL_BASE_URL must start with http:// or https://")
         pool_min = int(number("DB_POOL_MIN", 2, int))
         pool_max = int(number("DB_POOL_MAX", 10, int))
         if pool_min > pool_max:
@@ -100,4 +137,19 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             db_command_timeout=number("DB_COMMAND_TIMEOUT", 30.0, float),
             max_body_bytes=int(number("MAX_BODY_BYTES", 1_048_576, int)),
             migrate_on_start=flag("MIGRATE_ON_START", default=True),
+            email_provider=provider,  # type: ignore[arg-type]
+            email_api_key=env.get("LEADMAIL_EMAIL_API_KEY", "").strip(),
+            email_base_url=base_url,
+            email_domain=text("EMAIL_DOMAIN", ""),
+            email_timeout=number("EMAIL_TIMEOUT", 10.0, float),
+            email_max_attempts=int(number("EMAIL_MAX_ATTEMPTS", 4, int)),
+            email_deadline=number("EMAIL_DEADLINE", 20.0, float),
+            email_default_from=text("EMAIL_DEFAULT_FROM", ""),
+            email_concurrency=int(number("EMAIL_CONCURRENCY", 50, int)),
+            allowed_sender_domains=tuple(
+                d.strip().lower()
+                for d in text("ALLOWED_SENDER_DOMAINS", "").split(",")
+                if d.strip()
+            ),
+            templates_dir=text("TEMPLATES_DIR", ""),
         )

@@ -14,9 +14,13 @@ import pytest
 from leadmail.adapters.db.engine import Database
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
+from leadmail.adapters.db.messages import PiccoloEmailLog, PiccoloIdempotencyStore
 from leadmail.adapters.db.migrate import migrate
+from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.leads import MemoryLeadRepository
+from leadmail.adapters.memory.messages import MemoryEmailLog, MemoryIdempotencyStore
+from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from tests.contract.support import Storage
 
 ADAPTERS = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
@@ -47,7 +51,14 @@ def adapter(request: pytest.FixtureRequest) -> Adapter:
 @pytest.fixture
 async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
     if adapter.kind == "memory":
-        yield Storage(adapter.kind, MemoryLeadRepository(), MemoryApiKeyStore())
+        yield Storage(
+            adapter.kind,
+            MemoryLeadRepository(),
+            MemoryApiKeyStore(),
+            MemoryTemplateRepository(),
+            MemoryEmailLog(),
+            MemoryIdempotencyStore(),
+        )
         return
     if adapter.shared_database is not None:
         yield _piccolo(adapter.kind, adapter.shared_database)
@@ -55,11 +66,19 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
     database = Database.from_url(sqlite_url)
     await database.start()
     try:
-        assert len(await migrate(database)) == 2
+        assert await migrate(database)
         yield _piccolo(adapter.kind, database)
     finally:
         await database.close()
 
 
 def _piccolo(kind: str, database: Database) -> Storage:
-    return Storage(kind, PiccoloLeadRepository(database), PiccoloApiKeyStore(database))
+    return Storage(
+        kind,
+        PiccoloLeadRepository(database),
+        PiccoloApiKeyStore(database),
+        PiccoloTemplateRepository(database),
+        PiccoloEmailLog(database),
+        PiccoloIdempotencyStore(database),
+        database,
+    )

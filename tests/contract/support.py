@@ -10,9 +10,14 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from leadmail.adapters.db.engine import Database
+from leadmail.domain.email import MessageRecord, MessageStatus, new_message_id
+from leadmail.domain.idempotency import Claim, ClaimState, new_claim_token
 from leadmail.domain.leads import Lead
 from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.leads import LeadRepository
+from leadmail.ports.messages import EmailLog, IdempotencyStore
+from leadmail.ports.templates import TemplateRepository
 
 # Millisecond precision, as the service's clock produces (domain/clock.py).
 T0 = datetime(2026, 11, 22, 10, 15, 30, 123_000, tzinfo=UTC)
@@ -59,13 +64,63 @@ def a_lead(
     )
 
 
+def a_message(
+    account_id: str,
+    *,
+    to: tuple[str, ...] = ("ada@example.com",),
+    subject: str = "Welcome aboard",
+    template_id: str | None = None,
+    created_at: datetime = T0,
+    message_id: str | None = None,
+) -> MessageRecord:
+    return MessageRecord(
+        message_id=message_id or new_message_id(),
+        account_id=account_id,
+        sender='"Course Team" <team@example.com>',
+        to=to,
+        subject=subject,
+        template_id=template_id,
+        status=MessageStatus.PENDING,
+        provider="console",
+        provider_message_id=None,
+        attempts=0,
+        last_error="",
+        created_at=created_at,
+        updated_at=created_at,
+    )
+
+
+def a_claim(
+    account_id: str,
+    *,
+    key: str | None = None,
+    fingerprint: str = "f" * 64,
+    created_at: datetime = T0,
+) -> Claim:
+    return Claim(
+        account_id=account_id,
+        key=key or "key-" + secrets.token_hex(8),
+        fingerprint=fingerprint,
+        token=new_claim_token(),
+        state=ClaimState.RUNNING,
+        message_ids=(),
+        created_at=created_at,
+        updated_at=created_at,
+    )
+
+
 @dataclass(frozen=True)
 class Storage:
-    """The two storage ports of one adapter, sharing one database."""
+    """The storage ports of one adapter, sharing one database."""
 
     kind: str
     leads: LeadRepository
     keys: ApiKeyStore
+    templates: TemplateRepository
+    messages: EmailLog
+    claims: IdempotencyStore
+    # The database behind the Piccolo adapters, for what no port shows (None for memory).
+    database: Database | None = None
 
     async def new_account(self) -> str:
         """A new account, made the way the service makes one: with its first key.

@@ -4,6 +4,8 @@ Postgres database."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -11,24 +13,45 @@ from typing import NamedTuple
 
 import asyncpg
 import pytest
+from piccolo.apps.migrations.commands.backwards import run_backwards
 
-from leadmail.adapters.db.engine import Database, sqlite_path
+from leadmail.adapters.db.engine import Database, is_unique_violation, sqlite_path
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
-from leadmail.adapters.db.migrate import applied_migrations, migrate, rollback_all
+from leadmail.adapters.db.messages import PiccoloEmailLog, PiccoloIdempotencyStore
+from leadmail.adapters.db.migrate import APP_NAME, applied_migrations, migrate, rollback_all
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_22t00_59_20_088300_initial as initial,
 )
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_22t01_05_00_000000_lead_indexes as lead_indexes,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_22t01_27_10_444501_mail_tables as mail_tables,
+)
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_22t01_28_00_000000_mail_indexes as mail_indexes,
+)
+from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.leads import LeadQuery
+from leadmail.domain.templates import TemplateSource
 from leadmail.ports.errors import DuplicateLead
-from tests.contract.support import T0, a_lead, unique_account_name, unique_digest
+from tests.contract.support import (
+    T0,
+    a_claim,
+    a_lead,
+    a_message,
+    unique_account_name,
+    unique_digest,
+)
 from tests.postgres import fresh_database
 
-ALL_MIGRATIONS = sorted([initial.ID, lead_indexes.ID])
-OUR_TABLES = {"accounts", "api_keys", "leads"}
+LEAD_MIGRATIONS = sorted([initial.ID, lead_indexes.ID])
+MAIL_MIGRATIONS = sorted([mail_tables.ID, mail_indexes.ID])
+ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
+LEAD_TABLES = {"accounts", "api_keys", "leads"}
+MAIL_TABLES = {"templates", "email_messages", "idempotency_keys"}
+OUR_TABLES = LEAD_TABLES | MAIL_TABLES
 LEAD_COLUMNS = {
     "lead_id",
     "account_id",
@@ -40,15 +63,53 @@ LEAD_COLUMNS = {
     "created_at",
     "updated_at",
 }
+COLUMNS = {
+    "leads": LEAD_COLUMNS,
+    "templates": {"template_id", "name", "subject", "body", "created_at", "updated_at"},
+    "email_messages": {
+        "message_id",
+        "account_id",
+        "sender",
+        "recipients",
+        "subject",
+        "template_id",
+        "status",
+        "provider",
+        "provider_message_id",
+        "attempts",
+        "last_error",
+        "created_at",
+        "updated_at",
+    },
+    "idempotency_keys": {
+        "claim_id",
+        "account_id",
+        "key",
+        "fingerprint",
+        "token",
+        "state",
+        "message_ids",
+        "created_at",
+        "updated_at",
+    },
+}
 UNIQUE_EMAIL_INDEX = "leads_account_email_key"
 LISTING_INDEX = "leads_account_listing"
+UNIQUE_CLAIM_INDEX = "idempotency_keys_account_key"
+MESSAGES_INDEX = "email_messages_account_created"
+LEAD_INDEXES = {UNIQUE_EMAIL_INDEX, LISTING_INDEX}
+MAIL_INDEXES = {UNIQUE_CLAIM_INDEX, MESSAGES_INDEX}
 
 
 @dataclass(frozen=True)
 class Schema:
     tables: frozenset[str]
     indexes: dict[str, str]  # name -> its CREATE INDEX statement
-    lead_columns: frozenset[str]
+    columns: dict[str, frozenset[str]]  # of the tables in COLUMNS that exist
+
+    def index(self, name: str) -> str:
+        """The statement, with identifiers unquoted (SQLite keeps them as written)."""
+        return self.indexes.get(name, "").replace('"', "")
 
 
 @dataclass(frozen=True)
@@ -66,13 +127,21 @@ def sqlite_schema(path: str) -> Schema:
     connection = sqlite3.connect(path)
     try:
         rows = connection.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
-        columns = connection.execute("SELECT name FROM pragma_table_info('leads')").fetchall()
+        columns = {
+            table: frozenset(
+                name
+                for (name,) in connection.execute(
+                    "SELECT name FROM pragma_table_info(?)", (table,)
+                ).fetchall()
+            )
+            for table in COLUMNS
+        }
     finally:
         connection.close()
     return Schema(
         tables=frozenset(name for kind, name, _ in rows if kind == "table"),
         indexes={name: sql for kind, name, sql in rows if kind == "index" and sql is not None},
-        lead_columns=frozenset(name for (name,) in columns),
+        columns={table: names for table, names in columns.items() if names},
     )
 
 
@@ -87,15 +156,19 @@ async def postgres_schema(url: str) -> Schema:
             "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'"
         )
         columns = await connection.fetch(
-            "SELECT column_name FROM information_schema.columns"
-            " WHERE table_schema = 'public' AND table_name = 'leads'"
+            "SELECT table_name, column_name FROM information_schema.columns"
+            " WHERE table_schema = 'public' AND table_name = ANY($1::text[])",
+            list(COLUMNS),
         )
     finally:
         await connection.close()
+    by_table: dict[str, set[str]] = {}
+    for row in columns:
+        by_table.setdefault(row["table_name"], set()).add(row["column_name"])
     return Schema(
         tables=frozenset(row["table_name"] for row in tables),
         indexes={row["indexname"]: row["indexdef"] for row in indexes},
-        lead_columns=frozenset(row["column_name"] for row in columns),
+        columns={table: frozenset(names) for table, names in by_table.items()},
     )
 
 
@@ -123,17 +196,24 @@ async def empty(target: Target) -> AsyncIterator[EmptyDatabase]:
 
 def assert_migrated(schema: Schema) -> None:
     assert schema.tables >= {*OUR_TABLES, "migration"}
-    assert schema.lead_columns == LEAD_COLUMNS
-    unique = schema.indexes.get(UNIQUE_EMAIL_INDEX, "")
+    assert schema.columns == COLUMNS
+    unique = schema.index(UNIQUE_EMAIL_INDEX)
     assert "UNIQUE" in unique.upper()
     assert "(account_id, email_key)" in unique
     assert LISTING_INDEX in schema.indexes
+    claims = schema.index(UNIQUE_CLAIM_INDEX)
+    assert "UNIQUE" in claims.upper()
+    assert "idempotency_keys" in claims
+    assert "(account_id, key)" in claims
+    messages = schema.index(MESSAGES_INDEX)
+    assert "UNIQUE" not in messages.upper()
+    assert "email_messages" in messages
+    assert "(account_id, created_at)" in messages
 
 
 def assert_rolled_back(schema: Schema) -> None:
     assert not schema.tables & OUR_TABLES
-    assert UNIQUE_EMAIL_INDEX not in schema.indexes
-    assert LISTING_INDEX not in schema.indexes
+    assert not schema.indexes.keys() & (LEAD_INDEXES | MAIL_INDEXES)
 
 
 async def assert_usable(database: Database) -> None:
@@ -150,6 +230,39 @@ async def assert_usable(database: Database) -> None:
     with pytest.raises(DuplicateLead):
         await leads.add(a_lead(key.account_id, email="ADA@example.com"))
     assert await leads.list(key.account_id, LeadQuery()) == [lead]
+    await assert_mail_usable(database, key.account_id)
+
+
+async def assert_mail_usable(database: Database, account_id: str) -> None:
+    """Templates, the email log and claims work, and a claim's key is unique for real."""
+    templates = PiccoloTemplateRepository(database)
+    source = TemplateSource("welcome", "Welcome", "Hi {{name}}", "<p>Hello {{name}}</p>")
+    await templates.sync([source], T0)
+    assert [t.template_id for t in await templates.list()] == ["welcome"]
+
+    log = PiccoloEmailLog(database)
+    message = a_message(account_id, template_id="welcome")
+    await log.add([message])
+    assert await log.get(account_id, message.message_id) == message
+
+    claims = PiccoloIdempotencyStore(database)
+    claim = a_claim(account_id, key="k")
+    assert await claims.claim(claim) == claim
+    t = database.tables.idempotency_keys
+    duplicate = t(claim_id="clm_duplicate", account_id=account_id, key="k", created_at=T0)
+    # The driver's own error: this bypasses the adapter.
+    with pytest.raises((asyncpg.UniqueViolationError, sqlite3.IntegrityError)) as caught:
+        await t.insert(duplicate)
+    assert is_unique_violation(caught.value)
+
+
+async def rollback_mail(database: Database) -> None:
+    """Undo the mail migrations only (``migrate`` has pointed Piccolo at ``database``)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        result = await run_backwards(
+            app_name=APP_NAME, migration_id=MAIL_MIGRATIONS[0], auto_agree=True
+        )
+    assert result.success, result.message
 
 
 class TestMigrations:
@@ -157,7 +270,7 @@ class TestMigrations:
         assert await applied_migrations(empty.database) == []
         assert not (await empty.schema()).tables & OUR_TABLES
 
-    async def test_migrate_applies_both_migrations_then_none(self, empty: EmptyDatabase) -> None:
+    async def test_migrate_applies_every_migration_then_none(self, empty: EmptyDatabase) -> None:
         first = await migrate(empty.database)
         second = await migrate(empty.database)
 
@@ -176,6 +289,25 @@ class TestMigrations:
         assert_rolled_back(await empty.schema())
 
         assert await migrate(empty.database) == ALL_MIGRATIONS
+        assert_migrated(await empty.schema())
+        await assert_usable(empty.database)
+
+    async def test_rollback_of_the_mail_migrations_leaves_the_rest(
+        self, empty: EmptyDatabase
+    ) -> None:
+        await migrate(empty.database)
+        await assert_usable(empty.database)  # rows in every table, the new ones included
+
+        await rollback_mail(empty.database)
+
+        assert await applied_migrations(empty.database) == LEAD_MIGRATIONS
+        schema = await empty.schema()
+        assert schema.tables >= LEAD_TABLES
+        assert not schema.tables & MAIL_TABLES
+        assert schema.indexes.keys() >= LEAD_INDEXES
+        assert not schema.indexes.keys() & MAIL_INDEXES
+
+        assert await migrate(empty.database) == MAIL_MIGRATIONS
         assert_migrated(await empty.schema())
         await assert_usable(empty.database)
 

@@ -70,3 +70,19 @@ class ApiKeyNotFound(DomainError):
     def __init__(self, key_id: str) -> None:
         super().__init__(f"API key {key_id!r} was not found")
         self.key_id = key_id
+
+
+class TemplateNotFound(DomainError):
+    code = "TEMPLATE_NOT_FOUND"
+
+    def __init__(self, template_id: str) -> None:
+        super().__init__(f"Template {template_id!r} was not found")
+        self.template_id = template_id
+
+
+class MessageNotFound(DomainError):
+    code = "MESSAGE_NOT_FOUND"
+
+    def __init__(self, message_id: str) -> None:
+        super().__init__(f"Message {message_id!r} was not found")
+        self.message_id = message_id

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leadmail.services.email import EmailService, TemplateService
 from leadmail.services.keys import ApiKeyService
 from leadmail.services.leads import LeadService
 
@@ -12,3 +13,5 @@ class Services:
 
     leads: LeadService
     keys: ApiKeyService
+    email: EmailService
+    templates: TemplateService

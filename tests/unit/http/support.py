@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -93,6 +94,11 @@ class Api:
             updated_at=created_at,
         )
         return await self.adapters.leads.add(lead)
+
+
+def memory_with(**parts: Any) -> Adapters:
+    """The in-memory adapters, with some replaced (a failing repository, say)."""
+    return dataclasses.replace(Adapters.in_memory(), **parts)
 
 
 @contextlib.asynccontextmanager

@@ -9,11 +9,10 @@ import pytest
 
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.leads import MemoryLeadRepository
-from leadmail.bootstrap import Adapters
 from leadmail.domain.keys import ApiKey
 from leadmail.domain.leads import Lead, LeadQuery
 from leadmail.ports.errors import StorageUnavailable
-from tests.unit.http.support import LEADS, assert_error, assert_ok, open_api
+from tests.unit.http.support import LEADS, assert_error, assert_ok, memory_with, open_api
 
 SECRET_MESSAGE = "boom secret"
 
@@ -72,7 +71,7 @@ def _no_internals(text: str) -> None:
 
 
 async def test_an_unexpected_error_is_a_500_with_the_request_id_and_no_details() -> None:
-    async with open_api(Adapters(leads=CrashingLeads(), keys=MemoryApiKeyStore())) as api:
+    async with open_api(memory_with(leads=CrashingLeads(), keys=MemoryApiKeyStore())) as api:
         response = await api.client.post(
             LEADS, json={"name": "Ada", "email": "ada@example.com"}, headers=api.auth
         )
@@ -85,7 +84,7 @@ async def test_an_unexpected_error_is_a_500_with_the_request_id_and_no_details()
 
 
 async def test_a_500_carries_the_clients_own_request_id() -> None:
-    async with open_api(Adapters(leads=CrashingLeads(), keys=MemoryApiKeyStore())) as api:
+    async with open_api(memory_with(leads=CrashingLeads(), keys=MemoryApiKeyStore())) as api:
         response = await api.client.post(
             LEADS,
             json={"name": "Ada", "email": "ada@example.com"},
@@ -98,7 +97,7 @@ async def test_a_500_carries_the_clients_own_request_id() -> None:
 
 
 async def test_the_app_keeps_serving_after_a_500() -> None:
-    async with open_api(Adapters(leads=CrashingLeads(), keys=MemoryApiKeyStore())) as api:
+    async with open_api(memory_with(leads=CrashingLeads(), keys=MemoryApiKeyStore())) as api:
         crashed = await api.client.post(
             LEADS, json={"name": "Ada", "email": "ada@example.com"}, headers=api.auth
         )
@@ -113,7 +112,7 @@ async def test_the_app_keeps_serving_after_a_500() -> None:
 async def test_storage_unavailable_is_503_with_retry_after(
     method: str, path: str, body: dict[str, str] | None
 ) -> None:
-    async with open_api(Adapters(leads=UnavailableLeads(), keys=MemoryApiKeyStore())) as api:
+    async with open_api(memory_with(leads=UnavailableLeads(), keys=MemoryApiKeyStore())) as api:
         response = await api.client.request(method, path, json=body, headers=api.auth)
 
         assert_error(response, 503, "STORAGE_UNAVAILABLE")
@@ -121,7 +120,7 @@ async def test_storage_unavailable_is_503_with_retry_after(
 
 
 async def test_a_key_store_outage_is_503_not_401() -> None:
-    async with open_api(Adapters(leads=MemoryLeadRepository(), keys=UnavailableKeys())) as down:
+    async with open_api(memory_with(leads=MemoryLeadRepository(), keys=UnavailableKeys())) as down:
         response = await down.client.get(LEADS, headers=down.auth)
 
         assert_error(response, 503, "STORAGE_UNAVAILABLE")
@@ -130,7 +129,7 @@ async def test_a_key_store_outage_is_503_not_401() -> None:
 
 
 async def test_a_key_store_crash_is_500_not_401() -> None:
-    async with open_api(Adapters(leads=MemoryLeadRepository(), keys=CrashingKeys())) as api:
+    async with open_api(memory_with(leads=MemoryLeadRepository(), keys=CrashingKeys())) as api:
         response = await api.client.get(LEADS, headers=api.auth)
 
         body = assert_error(response, 500, "INTERNAL_ERROR")

@@ -15,9 +15,8 @@ import structlog
 
 from leadmail.adapters.http import errors, tracing
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
-from leadmail.bootstrap import Adapters
 from leadmail.logs import configure_logging
-from tests.unit.http.support import LEADS, Api, open_api
+from tests.unit.http.support import LEADS, Api, memory_with, open_api
 from tests.unit.http.test_failures import SECRET_MESSAGE, CrashingLeads
 
 ReadLog = Callable[[], list[dict[str, Any]]]
@@ -129,7 +128,7 @@ async def test_the_log_never_holds_keys_emails_or_lead_ids(
 async def test_an_unexpected_error_is_logged_once_with_its_request_id(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with open_api(Adapters(leads=CrashingLeads(), keys=MemoryApiKeyStore())) as api:
+    async with open_api(memory_with(leads=CrashingLeads(), keys=MemoryApiKeyStore())) as api:
         with json_logs(capsys, monkeypatch) as read:
             response = await api.client.post(
                 LEADS, json={"name": "Ada", "email": "ada@example.com"}, headers=api.auth

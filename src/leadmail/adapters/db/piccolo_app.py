@@ -6,12 +6,19 @@ import os
 
 from piccolo.conf.apps import AppConfig
 
-from leadmail.adapters.db.tables import Accounts, ApiKeys, Leads
+from leadmail.adapters.db.tables import (
+    Accounts,
+    ApiKeys,
+    EmailMessages,
+    IdempotencyKeys,
+    Leads,
+    Templates,
+)
 
 APP_CONFIG = AppConfig(
     app_name="leadmail",
     migrations_folder_path=os.path.join(os.path.dirname(__file__), "migrations"),
-    table_classes=[Accounts, ApiKeys, Leads],
+    table_classes=[Accounts, ApiKeys, Leads, Templates, EmailMessages, IdempotencyKeys],
     migration_dependencies=[],
     commands=[],
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from piccolo.columns import ForeignKey, Text, Timestamptz, Varchar
+from piccolo.columns import ForeignKey, Integer, Text, Timestamptz, Varchar
 from piccolo.columns.base import OnDelete
 from piccolo.engine.base import Engine
 from piccolo.table import Table
@@ -22,6 +22,9 @@ class Tables:
     accounts: Any
     api_keys: Any
     leads: Any
+    templates: Any
+    email_messages: Any
+    idempotency_keys: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -55,10 +58,59 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         created_at = Timestamptz()
         updated_at = Timestamptz()
 
-    return Tables(accounts=Accounts, api_keys=ApiKeys, leads=Leads)
+    class Templates(Table, tablename="templates", db=engine):
+        template_id = Varchar(length=64, primary_key=True)
+        # The catalog's files bound the id and subject, not the name: Text, so a long name
+        # cannot pass on SQLite and fail on Postgres.
+        name = Text()
+        subject = Varchar(length=1000)
+        body = Text()
+        created_at = Timestamptz()
+        updated_at = Timestamptz()
+
+    class EmailMessages(Table, tablename="email_messages", db=engine):
+        message_id = Varchar(length=40, primary_key=True)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        sender = Text()  # formatted: '"Name" <address>'
+        recipients = Text()  # a JSON array of formatted addresses
+        subject = Varchar(length=1000)
+        # No foreign key: a template may leave the catalog while its messages stay logged.
+        template_id = Varchar(length=64, null=True, default=None)
+        status = Varchar(length=16)
+        provider = Varchar(length=32)
+        provider_message_id = Varchar(length=255, null=True, default=None)
+        attempts = Integer()
+        last_error = Text()
+        created_at = Timestamptz()
+        updated_at = Timestamptz()
+
+    class IdempotencyKeys(Table, tablename="idempotency_keys", db=engine):
+        # A surrogate key, because Piccolo needs one primary-key column; what identifies a
+        # claim is (account_id, key), unique through an index the migration creates.
+        claim_id = Varchar(length=40, primary_key=True)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        key = Varchar(length=256)
+        fingerprint = Varchar(length=64)
+        token = Varchar(length=64)
+        state = Varchar(length=16)
+        message_ids = Text()  # a JSON array of message ids
+        created_at = Timestamptz()
+        updated_at = Timestamptz()
+
+    return Tables(
+        accounts=Accounts,
+        api_keys=ApiKeys,
+        leads=Leads,
+        templates=Templates,
+        email_messages=EmailMessages,
+        idempotency_keys=IdempotencyKeys,
+    )
 
 
 _MIGRATION_TABLES = build_tables(None)
 Accounts = _MIGRATION_TABLES.accounts
 ApiKeys = _MIGRATION_TABLES.api_keys
 Leads = _MIGRATION_TABLES.leads
+Templates = _MIGRATION_TABLES.templates
+EmailMessages = _MIGRATION_TABLES.email_messages
+IdempotencyKeys = _MIGRATION_TABLES.idempotency_keys

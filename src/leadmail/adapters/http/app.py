@@ -10,6 +10,7 @@ from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
 
 from leadmail.adapters.http.auth import BearerKeyMiddleware
+from leadmail.adapters.http.email import EmailController
 from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
 from leadmail.adapters.http.leads import LeadController
 from leadmail.adapters.http.openapi import openapi_config
@@ -26,9 +27,11 @@ def build_app(
     debug: bool = False,
 ) -> Litestar:
     return TracedLitestar(
-        route_handlers=[LeadController],
+        route_handlers=[LeadController, EmailController],
+        # Dependency names share a namespace with query parameters: "email" is a filter.
         dependencies={
             "leads": Provide(lambda: services.leads, use_cache=True, sync_to_thread=False),
+            "mail": Provide(lambda: services.email, use_cache=True, sync_to_thread=False),
         },
         middleware=[
             DefineMiddleware(BearerKeyMiddleware, keys=services.keys, exclude=["^/schema"]),

@@ -20,17 +20,27 @@ from litestar.exceptions import (
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from litestar.types import ExceptionHandlersMap
 
-from leadmail.adapters.http.schemas import ErrorEnvelope
+from leadmail.adapters.http.schemas import ErrorEnvelope, MessageOut
 from leadmail.adapters.http.tracing import request_id_of
+from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import (
     ApiKeyNotFound,
     LeadmailError,
     LeadNotFound,
+    MessageNotFound,
+    TemplateNotFound,
     Unauthorized,
     ValidationFailed,
 )
+from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.leads import READ_ONLY_FIELDS
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
+from leadmail.services.email import (
+    DeliveryFailed,
+    DeliveryRejected,
+    DeliveryUnavailable,
+    SendResult,
+)
 
 log = structlog.get_logger("leadmail.http")
 
@@ -42,6 +52,13 @@ ERROR_TABLE: dict[type[LeadmailError], tuple[int, str]] = {
     ApiKeyNotFound: (404, "API key not found"),
     DuplicateLead: (409, "Lead already exists"),
     StorageUnavailable: (503, "Service temporarily unavailable"),
+    TemplateNotFound: (404, "Template not found"),
+    MessageNotFound: (404, "Message not found"),
+    SenderNotAllowed: (403, "Sender not allowed"),
+    IdempotencyKeyReused: (409, "Idempotency key reused"),
+    IdempotencyInProgress: (409, "Request in progress"),
+    DeliveryRejected: (502, "Email not sent"),
+    DeliveryUnavailable: (503, "Email not sent"),
 }
 
 BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="leadmail"'}
@@ -80,7 +97,16 @@ def handle_leadmail_error(request: Request[Any, Any, Any], exc: LeadmailError) -
     elif isinstance(exc, StorageUnavailable):
         headers = {"Retry-After": "1"}
         log.warning("storage_unavailable", cause=type(exc.__cause__).__name__)
+    elif isinstance(exc, DeliveryFailed):
+        data = _delivery_data(exc.result)
+        if isinstance(exc, DeliveryUnavailable):
+            headers = {"Retry-After": "5"}
     return envelope(status, message, exc.message, exc.code, data, headers)
+
+
+def _delivery_data(result: SendResult) -> dict[str, Any]:
+    messages = [msgspec.to_builtins(MessageOut.of(r)) for r in result.messages]
+    return {"messages": messages} if result.per_recipient else messages[0]
 
 
 _FIELD_IN_MESSAGE = re.compile(r"field `([^`]+)`")

@@ -11,12 +11,19 @@ from leadmail.adapters.http.schemas import ErrorEnvelope
 _DESCRIPTIONS = {
     400: "Malformed JSON or request (`MALFORMED_JSON`)",
     401: "Missing, malformed, unknown or revoked API key (`UNAUTHORIZED`)",
-    404: "No such resource in your account (`LEAD_NOT_FOUND`)",
-    409: "A lead with this email already exists (`LEAD_EXISTS`; `data.lead_id` is its id)",
+    403: "The `from` domain is not allowed on this service (`SENDER_NOT_ALLOWED`)",
+    404: "No such resource in your account (`LEAD_NOT_FOUND`, `TEMPLATE_NOT_FOUND`,"
+    " `MESSAGE_NOT_FOUND`)",
+    409: "A lead with this email already exists (`LEAD_EXISTS`; `data.lead_id` is its id), or"
+    " an Idempotency-Key is reused with another body or still running"
+    " (`IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_IN_PROGRESS`)",
     413: "Request body too large (`PAYLOAD_TOO_LARGE`)",
     422: "A field is missing, unknown, read-only or invalid (`VALIDATION_FAILED`)",
+    502: "The email provider refused the message (`PROVIDER_REJECTED`); `data` has every"
+    " message's outcome",
     500: "Unexpected error (`INTERNAL_ERROR`; `data.request_id` identifies it)",
-    503: "The database is unavailable; retry (`STORAGE_UNAVAILABLE`)",
+    503: "The database or the email provider is unavailable; retry"
+    " (`STORAGE_UNAVAILABLE`, `PROVIDER_UNAVAILABLE`, with every message's outcome in `data`)",
 }
 
 

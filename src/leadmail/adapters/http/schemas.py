@@ -7,7 +7,9 @@ from typing import Any, Generic, TypeVar
 import msgspec
 
 from leadmail.domain.clock import to_iso
+from leadmail.domain.email import MessageRecord
 from leadmail.domain.leads import Lead, LeadPage
+from leadmail.domain.templates import Template
 
 T = TypeVar("T")
 
@@ -96,3 +98,73 @@ class DeletedOut(msgspec.Struct):
 
 def unset_to_none(value: str | msgspec.UnsetType) -> str | None:
     return None if isinstance(value, msgspec.UnsetType) else value
+
+
+class SendEmailIn(msgspec.Struct, forbid_unknown_fields=True):
+    to: str | list[str]
+    subject: str
+    html: str
+    sender: str | None = msgspec.field(default=None, name="from")
+
+
+class SendTemplateIn(msgspec.Struct, forbid_unknown_fields=True):
+    to: str | list[str]
+    template_id: str
+    variables: dict[str, str] = msgspec.field(default_factory=dict)
+    sender: str | None = msgspec.field(default=None, name="from")
+
+
+class MessageOut(msgspec.Struct):
+    id: str
+    status: str
+    provider: str
+    provider_message_id: str | None
+    to: list[str]
+    sender: str = msgspec.field(name="from")
+    subject: str
+    template_id: str | None
+    attempts: int
+    last_error: str
+    created_at: str
+    updated_at: str
+
+    @classmethod
+    def of(cls, record: MessageRecord) -> MessageOut:
+        return cls(
+            id=record.message_id,
+            status=str(record.status),
+            provider=record.provider,
+            provider_message_id=record.provider_message_id,
+            to=list(record.to),
+            sender=record.sender,
+            subject=record.subject,
+            template_id=record.template_id,
+            attempts=record.attempts,
+            last_error=record.last_error,
+            created_at=to_iso(record.created_at),
+            updated_at=to_iso(record.updated_at),
+        )
+
+
+class MessagesOut(msgspec.Struct):
+    messages: list[MessageOut]
+
+
+class TemplateOut(msgspec.Struct):
+    id: str
+    name: str
+    subject: str
+    body: str
+    variables: list[str]
+    created_at: str
+
+    @classmethod
+    def of(cls, template: Template) -> TemplateOut:
+        return cls(
+            id=template.template_id,
+            name=template.name,
+            subject=template.subject,
+            body=template.body,
+            variables=list(template.variables),
+            created_at=to_iso(template.created_at),
+        )

@@ -1,0 +1,1 @@
+"""Template catalogs: the predefined templates, read from ``.html`` files."""

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+from piccolo.columns.combination import WhereRaw
+
+from leadmail.adapters.db.engine import Database, aware, translate_errors
+from leadmail.domain.templates import Template, TemplateSource
+from leadmail.ports.errors import PortError
+from leadmail.ports.templates import TemplateRepository
+
+# The stored row differs from the catalog's: only then is it updated (and updated_at moved).
+_CHANGED = WhereRaw(
+    '"templates"."name" <> EXCLUDED."name"'
+    ' OR "templates"."subject" <> EXCLUDED."subject"'
+    ' OR "templates"."body" <> EXCLUDED."body"'
+)
+
+
+class PiccoloTemplateRepository(TemplateRepository):
+    def __init__(self, database: Database) -> None:
+        self._db = database
+        self._t = database.tables.templates
+
+    async def sync(self, sources: Sequence[TemplateSource], now: datetime) -> None:
+        t = self._t
+        wanted = {source.template_id: source for source in sources}  # the last of a repeat
+        # One upsert, not read-compare-write: two processes syncing at start-up at once do
+        # not collide on the primary key. Sorted, so they lock rows in the same order.
+        rows = [
+            t(
+                template_id=source.template_id,
+                name=source.name,
+                subject=source.subject,
+                body=source.body,
+                created_at=now,
+                updated_at=now,
+            )
+            for _, source in sorted(wanted.items())
+        ]
+        with _refused(), translate_errors():
+            async with self._db.transaction():
+                if not rows:
+                    await t.delete(force=True)
+                    return
+                await t.insert(*rows).on_conflict(
+                    target=t.template_id,
+                    action="DO UPDATE",
+                    values=[t.name, t.subject, t.body, t.updated_at],
+                    where=_CHANGED,
+                )
+                await t.delete().where(t.template_id.not_in(list(wanted)))
+
+    async def list(self) -> list[Template]:
+        t = self._t
+        with _refused(), translate_errors():
+            rows = await t.select().order_by(t.template_id)
+        return [_template(row) for row in rows]
+
+    async def get(self, template_id: str) -> Template | None:
+        t = self._t
+        with _refused(), translate_errors():
+            row = await t.select().where(t.template_id == template_id).first()
+        return None if row is None else _template(row)
+
+
+@contextlib.contextmanager
+def _refused() -> Iterator[None]:
+    """What translate_errors lets through (a value too long for its column, say) still
+    leaves as a port error, never as the driver's."""
+    try:
+        yield
+    except (asyncpg.PostgresError, sqlite3.Error) as e:
+        raise PortError("The database refused to store the templates") from e
+
+
+def _template(row: dict[str, Any]) -> Template:
+    return Template(
+        template_id=row["template_id"],
+        name=row["name"],
+        subject=row["subject"],
+        body=row["body"],
+        created_at=aware(row["created_at"]),
+    )

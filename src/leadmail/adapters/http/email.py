@@ -1,0 +1,153 @@
+"""/api/v1/email: templates, sending, and the email log."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, Response, get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, HeaderParameter, JSONBody
+
+from leadmail.adapters.http.discovery import options_for
+from leadmail.adapters.http.openapi import error_responses
+from leadmail.adapters.http.schemas import (
+    Envelope,
+    MessageOut,
+    MessagesOut,
+    SendEmailIn,
+    SendTemplateIn,
+    TemplateOut,
+    ok,
+)
+from leadmail.domain.keys import Principal
+from leadmail.services.email import (
+    EmailService,
+    PlainEmailRequest,
+    SendResult,
+    TemplateEmailRequest,
+)
+
+AuthedRequest = Request[Principal, Any, Any]
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        required=False,
+        description=(
+            "Up to 256 characters, kept 24 h per account: the same key and body replay the"
+            " first result without sending again; after a failure, resend only what failed."
+        ),
+    ),
+]
+REPLAYED_HEADER = "Idempotent-Replayed"
+SEND_ERRORS = error_responses(400, 403, 404, 409, 413, 422, 502)
+
+
+def _replay_headers(result: SendResult) -> dict[str, str]:
+    return {REPLAYED_HEADER: "true"} if result.replayed else {}
+
+
+def sent_message(result: SendResult) -> str:
+    count = len(result.messages)
+    return (
+        "Email sent"
+        if not result.per_recipient or count == 1
+        else f"Email sent to {count} recipients"
+    )
+
+
+class EmailController(Controller):
+    path = "/api/v1/email"
+    tags = ["email"]
+
+    # First: they replace Litestar's automatic OPTIONS (see discovery.py).
+    templates_options = options_for("/templates", "GET")
+    template_options = options_for("/template", "GET", "POST")
+    send_options = options_for("/send", "POST")
+    send_template_options = options_for("/send-template", "POST")
+    message_options = options_for("/messages/{message_id:str}", "GET")
+
+    @get(
+        ["/templates", "/template"],
+        summary="List the email templates",
+        description="`/template` is an alias the spec's samples use.",
+        responses=error_responses(),
+    )
+    async def list_templates(
+        self, mail: NamedDependency[EmailService]
+    ) -> Envelope[list[TemplateOut]]:
+        templates = await mail.list_templates()
+        return ok("Templates retrieved", [TemplateOut.of(t) for t in templates])
+
+    @post(
+        "/send",
+        status_code=200,
+        summary="Send an email",
+        description=(
+            "One message to every address in `to` (1-50). `from` defaults to the"
+            " service's default sender. 200 only once the provider accepted it."
+        ),
+        responses=SEND_ERRORS,
+    )
+    async def send(
+        self,
+        request: AuthedRequest,
+        data: JSONBody[SendEmailIn],
+        mail: NamedDependency[EmailService],
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[Envelope[MessageOut]]:
+        result = await mail.send(
+            request.user.account_id,
+            PlainEmailRequest(to=data.to, subject=data.subject, html=data.html, sender=data.sender),
+            idempotency_key,
+        )
+        return Response(
+            ok(sent_message(result), MessageOut.of(result.messages[0])),
+            headers=_replay_headers(result),
+        )
+
+    @post(
+        ["/template", "/send-template"],
+        status_code=200,
+        summary="Send a template email",
+        description=(
+            "One message per recipient in `to` (1-50), sent concurrently; `data.messages`"
+            " has each one's outcome. `/send-template` is an alias."
+        ),
+        responses=SEND_ERRORS,
+    )
+    async def send_template(
+        self,
+        request: AuthedRequest,
+        data: JSONBody[SendTemplateIn],
+        mail: NamedDependency[EmailService],
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[Envelope[MessagesOut]]:
+        result = await mail.send_template(
+            request.user.account_id,
+            TemplateEmailRequest(
+                to=data.to,
+                template_id=data.template_id,
+                variables=data.variables,
+                sender=data.sender,
+            ),
+            idempotency_key,
+        )
+        return Response(
+            ok(sent_message(result), MessagesOut([MessageOut.of(r) for r in result.messages])),
+            headers=_replay_headers(result),
+        )
+
+    @get(
+        "/messages/{message_id:str}",
+        summary="Get a message from the email log",
+        responses=error_responses(404),
+    )
+    async def get_message(
+        self,
+        request: AuthedRequest,
+        message_id: FromPath[str],
+        mail: NamedDependency[EmailService],
+    ) -> Envelope[MessageOut]:
+        record = await mail.get_message(request.user.account_id, message_id)
+        return ok("Message retrieved", MessageOut.of(record))

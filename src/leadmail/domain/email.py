@@ -1,0 +1,160 @@
+"""Email messages: addresses, header safety, recipients, sender policy, delivery states."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from leadmail.domain.addresses import InvalidAddress, normalise_email
+from leadmail.domain.errors import DomainError, FieldError, ValidationFailed
+
+MAX_RECIPIENTS = 50
+MAX_SUBJECT = 998
+MAX_DISPLAY_NAME = 200
+_NAMED = re.compile(r"^\s*(?P<name>[^<>]*?)\s*<(?P<addr>[^<>]+)>\s*$")
+# C0 and C1 controls, DEL, and the Unicode line and paragraph separators: anything a mail
+# library might take for a line break.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_QUOTED_PAIR = re.compile(r"\\(.)")
+
+
+class SenderNotAllowed(DomainError):
+    """The ``from`` domain is not one this service may send for."""
+
+    code = "SENDER_NOT_ALLOWED"
+
+
+@dataclass(frozen=True, slots=True)
+class Mailbox:
+    address: str
+    name: str = ""
+
+    @classmethod
+    def parse(cls, raw: str) -> Mailbox:
+        """``ada@example.com`` or ``Ada Lovelace <ada@example.com>``; no line breaks or
+        control characters anywhere (they would let a value write mail headers)."""
+        if _CONTROL.search(raw):
+            raise InvalidAddress("must not contain line breaks or control characters")
+        match = _NAMED.fullmatch(raw)
+        name, address = ("", raw) if match is None else (match["name"], match["addr"])
+        name = name.strip()
+        if len(name) >= 2 and name[0] == name[-1] == '"':  # an RFC 5322 quoted-string
+            name = _QUOTED_PAIR.sub(r"\1", name[1:-1]).strip()
+        elif '"' in name:
+            raise InvalidAddress('has a display name with unbalanced quotes (")')
+        if len(name) > MAX_DISPLAY_NAME:
+            raise InvalidAddress(f"has a display name over {MAX_DISPLAY_NAME} characters")
+        return cls(address=normalise_email(address), name=name)
+
+    @property
+    def domain(self) -> str:
+        return self.address.rpartition("@")[2]
+
+    def formatted(self) -> str:
+        if not self.name:
+            return self.address
+        quoted = self.name.replace("\\", "\\\\").replace('"', '\\"')
+        return f'"{quoted}" <{self.address}>'
+
+
+def parse_recipients(to: str | Sequence[str], field: str = "to") -> tuple[Mailbox, ...]:
+    """One address or a list of 1-50; every invalid one is named by its position."""
+    items = [to] if isinstance(to, str) else list(to)
+    if not items:
+        raise ValidationFailed.one(field, "needs at least one recipient")
+    if len(items) > MAX_RECIPIENTS:
+        raise ValidationFailed.one(field, f"accepts at most {MAX_RECIPIENTS} recipients")
+    errors: list[FieldError] = []
+    boxes: list[Mailbox] = []
+    for i, raw in enumerate(items):
+        where = field if isinstance(to, str) else f"{field}[{i}]"
+        try:
+            boxes.append(Mailbox.parse(raw))
+        except InvalidAddress as e:
+            errors.append(FieldError(where, str(e)))
+    if errors:
+        raise ValidationFailed(errors)
+    return tuple(boxes)
+
+
+def parse_sender(raw: str, field: str = "from") -> Mailbox:
+    try:
+        return Mailbox.parse(raw)
+    except InvalidAddress as e:
+        raise ValidationFailed.one(field, str(e)) from e
+
+
+def check_subject(subject: str, field: str = "subject") -> str:
+    if _CONTROL.search(subject.replace("\t", " ")):
+        raise ValidationFailed.one(field, "must not contain line breaks or control characters")
+    text = subject.strip()
+    if not text:
+        raise ValidationFailed.one(field, "is required and must not be blank")
+    if len(text) > MAX_SUBJECT:
+        raise ValidationFailed.one(field, f"must be at most {MAX_SUBJECT} characters")
+    return text
+
+
+def check_html(html: str, field: str = "html") -> str:
+    if not html.strip():
+        raise ValidationFailed.one(field, "is required and must not be blank")
+    if "\x00" in html:
+        raise ValidationFailed.one(field, "must not contain NUL characters")
+    return html
+
+
+@dataclass(frozen=True, slots=True)
+class SenderPolicy:
+    """Which ``from`` domains may be used; empty means any."""
+
+    allowed_domains: frozenset[str] = frozenset()
+
+    def check(self, sender: Mailbox) -> None:
+        allowed = {domain.lower() for domain in self.allowed_domains}
+        if allowed and sender.domain not in allowed:
+            raise SenderNotAllowed(
+                f"Sending from the domain {sender.domain!r} is not allowed on this service"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class OutgoingEmail:
+    """One message as a provider will receive it."""
+
+    sender: Mailbox
+    to: tuple[Mailbox, ...]
+    subject: str
+    html: str
+
+
+class MessageStatus(StrEnum):
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"
+
+
+def new_message_id() -> str:
+    return "msg_" + secrets.token_urlsafe(16)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRecord:
+    """The email log's entry for one message, written before the provider is called."""
+
+    message_id: str
+    account_id: str
+    sender: str
+    to: tuple[str, ...]
+    subject: str
+    template_id: str | None
+    status: MessageStatus
+    provider: str
+    provider_message_id: str | None
+    attempts: int
+    last_error: str
+    created_at: datetime
+    updated_at: datetime

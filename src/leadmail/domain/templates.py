@@ -1,0 +1,143 @@
+"""Email templates: ``{{name}}`` placeholders, nothing else.
+
+No expressions, loops, filters or code: a placeholder is a name of letters, digits and
+underscores between double braces, optionally padded with spaces. Values are HTML-escaped
+in the body and kept as plain text in the subject, where line breaks are refused (they would
+let a value add mail headers).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from markupsafe import escape
+
+from leadmail.domain.errors import FieldError, ValidationFailed
+
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
+TEMPLATE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+MAX_SUBJECT = 998  # RFC 5322 line length limit
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+class InvalidTemplate(ValueError):
+    """A template file breaks the format; the message says where."""
+
+
+def variables_of(*texts: str) -> tuple[str, ...]:
+    """Placeholder names, unique, in order of first use across ``texts``."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for match in PLACEHOLDER.finditer(text):
+            seen.setdefault(match.group(1), None)
+    return tuple(seen)
+
+
+def _check_braces(text: str, where: str) -> None:
+    # Every "{{" must open a valid placeholder: a typo such as "{{ first name }}" would
+    # otherwise reach recipients verbatim.
+    valid = [m.span() for m in PLACEHOLDER.finditer(text)]
+    for stray in re.finditer(r"\{\{|\}\}", text):
+        if not any(start <= stray.start() < end for start, end in valid):
+            near = text[stray.start() :][:40]
+            raise InvalidTemplate(
+                f"{where} has a malformed placeholder near {near!r}: use {{{{name}}}} with"
+                " letters, digits and underscores"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    template_id: str
+    name: str
+    subject: str
+    body: str
+    created_at: datetime
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return variables_of(self.subject, self.body)
+
+    def render(self, values: Mapping[str, str]) -> RenderedTemplate:
+        """Fill the placeholders. Raises ValidationFailed naming every missing variable and
+        every value that cannot go in the subject. Extra values are ignored."""
+        errors = [
+            FieldError(f"variables.{name}", "is required by the template")
+            for name in self.variables
+            if name not in values
+        ]
+        for name in variables_of(self.subject):
+            value = values.get(name)
+            if value is not None and _BREAKS.search(value.replace("\t", " ")):
+                errors.append(
+                    FieldError(
+                        f"variables.{name}",
+                        "is used in the subject: no line breaks or control characters",
+                    )
+                )
+        if errors:
+            raise ValidationFailed(errors)
+        subject = PLACEHOLDER.sub(lambda m: values[m.group(1)], self.subject)
+        body = PLACEHOLDER.sub(lambda m: str(escape(values[m.group(1)])), self.body)
+        return RenderedTemplate(subject=subject.strip(), html=body)
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedTemplate:
+    subject: str
+    html: str
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateSource:
+    """A template as written by a person, before it is stored."""
+
+    template_id: str
+    name: str
+    subject: str
+    body: str
+
+    @classmethod
+    def parse(cls, text: str, origin: str) -> TemplateSource:
+        """Read a template file: a header between ``---`` lines with ``id``, ``name`` and
+        ``subject``, then the HTML body."""
+        lines = text.lstrip("\ufeff").splitlines(keepends=True)
+        if not lines or lines[0].strip() != "---":
+            raise InvalidTemplate(f"{origin}: must start with a '---' header line")
+        header: dict[str, str] = {}
+        for number, line in enumerate(lines[1:], start=2):
+            if line.strip() == "---":
+                body = "".join(lines[number:])
+                break
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            key, sep, value = line.partition(":")
+            if not sep:
+                raise InvalidTemplate(f"{origin}:{number}: expected 'key: value'")
+            header[key.strip().lower()] = value.strip()
+        else:
+            raise InvalidTemplate(f"{origin}: the header has no closing '---' line")
+        missing = [k for k in ("id", "name", "subject") if not header.get(k)]
+        if missing:
+            raise InvalidTemplate(f"{origin}: the header lacks {', '.join(missing)}")
+        unknown = sorted(set(header) - {"id", "name", "subject"})
+        if unknown:
+            raise InvalidTemplate(f"{origin}: unknown header keys {', '.join(unknown)}")
+        source = cls(header["id"], header["name"], header["subject"], body)
+        source.check(origin)
+        return source
+
+    def check(self, origin: str) -> None:
+        if not TEMPLATE_ID.fullmatch(self.template_id):
+            raise InvalidTemplate(
+                f"{origin}: id {self.template_id!r} must be 1-64 of a-z, 0-9, '-', '_'"
+            )
+        if len(self.subject) > MAX_SUBJECT:
+            raise InvalidTemplate(f"{origin}: the subject is longer than {MAX_SUBJECT}")
+        if not self.body.strip():
+            raise InvalidTemplate(f"{origin}: the body is empty")
+        _check_braces(self.subject, f"{origin}: the subject")
+        _check_braces(self.body, f"{origin}: the body")

@@ -1,0 +1,1 @@
+"""The template catalog shipped with leadmail: one ``.html`` file per template."""

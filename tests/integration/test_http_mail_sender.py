@@ -1,0 +1,418 @@
+"""The httpx sender against a real local server answering as each provider does.
+
+Every failure is real on the wire: statuses with the provider's error bodies, a request
+never answered, a connection cut without an answer, a port nobody listens on, a redirect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import pytest
+import structlog
+from structlog.testing import capture_logs
+
+from leadmail.adapters.mail import console as console_module
+from leadmail.adapters.mail import http as http_module
+from leadmail.adapters.mail.console import ConsoleMailSender
+from leadmail.adapters.mail.dialects import dialect_for
+from leadmail.adapters.mail.http import HttpMailSender
+from leadmail.domain.delivery import DeliveryError, ProviderRejected, ProviderUnavailable
+from leadmail.domain.email import Mailbox, OutgoingEmail
+from tests.support.standin import PROVIDERS, Provider, ProviderStandin, provider_standin
+
+DOMAIN = "mg.school.example"
+SECRET = "sk-live-9f8e7d6c5b4a39281706"
+TIMEOUT = 5.0  # generous: only the timeout tests wait for it, with their own
+SHORT_TIMEOUT = 0.3
+
+EMAIL = OutgoingEmail(
+    sender=Mailbox.parse("Zoë Ångström <zoe@school.example>"),
+    to=(Mailbox.parse("李雷 <li@example.cn>"), Mailbox.parse("Lovelace, Ada <ada@example.org>")),
+    subject="Grüße — 你好 🎉",
+    html="<p>Willkommen im Kurs!</p>",
+)
+
+
+def key_for(provider: Provider) -> str:
+    # Mailpit takes basic auth "user:password"; the others a single token.
+    return f"leadmail:{SECRET}" if provider == "mailpit" else SECRET
+
+
+def new_sender(
+    provider: Provider,
+    standin: ProviderStandin,
+    *,
+    timeout: float = TIMEOUT,
+    api_key: str | None = None,
+    client: httpx.AsyncClient | None = None,
+) -> HttpMailSender:
+    return HttpMailSender(
+        dialect_for(provider, domain=DOMAIN),
+        api_key=key_for(provider) if api_key is None else api_key,
+        base_url=standin.url,
+        timeout=timeout,
+        client=client,
+    )
+
+
+@pytest.fixture(params=PROVIDERS)
+def provider(request: pytest.FixtureRequest) -> Provider:
+    name: Provider = request.param
+    return name
+
+
+@pytest.fixture
+def standin(provider: Provider) -> Iterator[ProviderStandin]:
+    with provider_standin(api_key=key_for(provider)) as server:
+        yield server
+
+
+@pytest.fixture
+async def sender(provider: Provider, standin: ProviderStandin) -> AsyncIterator[HttpMailSender]:
+    subject = new_sender(provider, standin)
+    yield subject
+    await subject.close()
+
+
+async def failure_of(sender: HttpMailSender, message_id: str = "msg_1") -> DeliveryError:
+    with pytest.raises(DeliveryError) as caught:
+        await sender.send(EMAIL, message_id=message_id)
+    return caught.value
+
+
+# Accepted
+
+
+async def test_an_accepted_message_returns_the_providers_id(
+    provider: Provider, standin: ProviderStandin, sender: HttpMailSender
+) -> None:
+    provider_id = await sender.send(EMAIL, message_id="msg_accepted")
+
+    (seen,) = standin.requests
+    assert seen.answer in ("200", "202")
+    assert provider_id is not None
+    assert provider_id == seen.provider_id
+    # What went over the wire is what the dialect built (the contract tests hold that
+    # against the provider's schema), non-ASCII text included.
+    built = dialect_for(provider, domain=DOMAIN).build(EMAIL, "msg_accepted")
+    assert (seen.method, seen.path) == (built.method, built.path)
+    if built.json is not None:
+        assert seen.header("content-type") == "application/json"
+        assert seen.json() == built.json
+    else:
+        assert (seen.header("content-type") or "").startswith("multipart/form-data; boundary=")
+        assert seen.form() == list(built.form)
+    for name, value in built.headers.items():
+        assert seen.header(name) == value
+
+
+async def test_a_2xx_without_the_expected_body_still_counts_as_sent(
+    provider: Provider,
+    standin: ProviderStandin,
+    sender: HttpMailSender,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    standin.answer_next(1, status=202 if provider == "sendgrid" else 200, body=b"OK")
+    with capture_logs() as logs:
+        fresh_loggers(monkeypatch)
+        provider_id = await sender.send(EMAIL, message_id="msg_odd")
+
+    assert provider_id is None
+    assert [e["event"] for e in logs] == ["email.provider_id_missing"]
+    assert logs[0]["provider"] == provider
+
+
+async def test_each_send_is_one_attempt_on_a_kept_alive_connection(
+    standin: ProviderStandin, sender: HttpMailSender
+) -> None:
+    ids = [await sender.send(EMAIL, message_id=f"msg_{i}") for i in range(5)]
+
+    assert len(set(ids)) == 5
+    assert len(standin.requests) == 5
+    assert standin.connections_opened == 1
+
+
+# Not now: ProviderUnavailable
+
+
+@pytest.mark.parametrize("status", [500, 502, 503])
+async def test_a_server_error_is_unavailable(
+    standin: ProviderStandin, sender: HttpMailSender, status: int
+) -> None:
+    standin.fail_next(1, status=status, message="upstream exploded")
+
+    error = await failure_of(sender)
+
+    assert isinstance(error, ProviderUnavailable)
+    assert f"answered {status}" in error.detail
+    assert "upstream exploded" in error.detail
+    assert error.retry_after is None
+    assert len(standin.requests) == 1  # retrying is the service's job, not the sender's
+
+
+@pytest.mark.parametrize(("header", "seconds"), [("3", 3.0), ("120", 30.0), ("soon", None)])
+async def test_429_is_unavailable_with_the_retry_after_asked_for_capped_at_30_s(
+    standin: ProviderStandin, sender: HttpMailSender, header: str, seconds: float | None
+) -> None:
+    standin.fail_next(1, status=429, retry_after=header)
+
+    error = await failure_of(sender)
+
+    assert isinstance(error, ProviderUnavailable)
+    assert error.retry_after == seconds
+
+
+@pytest.mark.parametrize("how", ["never answered", "answered too late", "answered too slowly"])
+async def test_no_answer_within_the_timeout_is_unavailable_after_about_the_timeout(
+    provider: Provider, standin: ProviderStandin, how: str
+) -> None:
+    if how == "never answered":
+        standin.hang_next(1)
+    elif how == "answered too late":
+        standin.latency = SHORT_TIMEOUT * 4
+    else:
+        # A byte every third of the timeout: no single read waits the timeout out, so
+        # only a bound on the attempt as a whole stops it.
+        standin.trickle_next(1, interval=SHORT_TIMEOUT / 3)
+    sender = new_sender(provider, standin, timeout=SHORT_TIMEOUT)
+    try:
+        started = time.monotonic()
+        error = await failure_of(sender)
+        elapsed = time.monotonic() - started
+    finally:
+        await sender.close()
+
+    assert isinstance(error, ProviderUnavailable)
+    assert "did not answer within 0.3 s" in error.detail
+    assert SHORT_TIMEOUT * 0.9 <= elapsed < SHORT_TIMEOUT + 1.0
+    assert len(standin.requests) == 1
+
+
+async def test_a_connection_cut_without_an_answer_is_unavailable(
+    standin: ProviderStandin, sender: HttpMailSender
+) -> None:
+    standin.drop_next(1)
+
+    error = await failure_of(sender)
+
+    assert isinstance(error, ProviderUnavailable)
+    assert "could not be reached" in error.detail
+    assert [r.answer for r in standin.requests] == ["drop"]
+    # The next attempt gets a new connection and goes through.
+    assert await sender.send(EMAIL, message_id="msg_again") is not None
+
+
+async def test_nobody_listening_is_unavailable(provider: Provider) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # Nothing listens on the port now: the connection is refused.
+    sender = HttpMailSender(
+        dialect_for(provider, domain=DOMAIN),
+        api_key=key_for(provider),
+        base_url=f"http://127.0.0.1:{port}",
+        timeout=TIMEOUT,
+    )
+    try:
+        error = await failure_of(sender)
+    finally:
+        await sender.close()
+
+    assert isinstance(error, ProviderUnavailable)
+    assert "ConnectError" in error.detail
+
+
+# Never: ProviderRejected
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 422])
+async def test_a_refusal_carries_the_providers_own_words(
+    standin: ProviderStandin, sender: HttpMailSender, status: int
+) -> None:
+    standin.fail_next(1, status=status, message="The domain school.example is not verified.")
+
+    error = await failure_of(sender)
+
+    assert isinstance(error, ProviderRejected)
+    assert error.status == status
+    assert "The domain school.example is not verified." in error.detail
+    assert len(standin.requests) == 1
+
+
+async def test_a_wrong_key_is_refused_and_not_repeated_back(
+    provider: Provider, standin: ProviderStandin
+) -> None:
+    wrong = "leadmail:sk-wrong-000000000" if provider == "mailpit" else "sk-wrong-000000000"
+    sender = new_sender(provider, standin, api_key=wrong)
+    try:
+        error = await failure_of(sender)
+    finally:
+        await sender.close()
+
+    assert isinstance(error, ProviderRejected)
+    assert error.status == 401
+    assert error.detail  # the provider's text (Mailgun's is just "Forbidden")
+    assert "sk-wrong" not in str(error) + repr(error)
+
+
+async def test_a_long_error_text_is_cut_to_500_characters(
+    standin: ProviderStandin, sender: HttpMailSender
+) -> None:
+    standin.fail_next(1, status=400, message="Invalid: " + "x" * 5000)
+
+    error = await failure_of(sender)
+
+    assert isinstance(error, ProviderRejected)
+    assert "Invalid: xxx" in error.detail
+    assert len(error.detail) <= 500
+
+
+async def test_a_redirect_is_refused_and_never_followed(
+    provider: Provider, standin: ProviderStandin, sender: HttpMailSender
+) -> None:
+    standin.redirect_next(1, location=f"{standin.url}/elsewhere")
+
+    error = await failure_of(sender)
+
+    assert isinstance(error, ProviderRejected)
+    assert error.status == 302
+    assert "/elsewhere" in error.detail
+    # Only the API path was asked for: the redirect target never.
+    built = dialect_for(provider, domain=DOMAIN).build(EMAIL, "msg_1")
+    assert [r.path for r in standin.requests] == [built.path]
+
+
+async def test_resend_still_working_on_the_same_key_is_not_now() -> None:
+    with provider_standin(api_key=SECRET) as standin:
+        sender = new_sender("resend", standin)
+        try:
+            # An earlier attempt with this key, given up on, is still in flight at Resend.
+            standin.fail_next(
+                1, status=409, body=_resend_error(409, "concurrent_idempotent_requests")
+            )
+            in_progress = await failure_of(sender, "msg_same")
+            # The key was used with another payload: a bug, retrying cannot help.
+            standin.fail_next(1, status=409, body=_resend_error(409, "invalid_idempotent_request"))
+            conflict = await failure_of(sender, "msg_same")
+        finally:
+            await sender.close()
+
+        assert isinstance(in_progress, ProviderUnavailable)
+        assert isinstance(conflict, ProviderRejected)
+        assert conflict.status == 409
+        assert [r.header("idempotency-key") for r in standin.requests] == ["msg_same"] * 2
+
+
+def _resend_error(status: int, name: str) -> bytes:
+    return json.dumps({"statusCode": status, "name": name, "message": f"{name}."}).encode()
+
+
+# Secrets
+
+
+async def test_the_key_appears_in_no_exception_whatever_happens(
+    provider: Provider, standin: ProviderStandin, sender: HttpMailSender
+) -> None:
+    key = key_for(provider)
+    secret_parts = {key, SECRET}
+    echo = f"The key {key} (password {SECRET}) is not allowed to send."
+    errors: list[BaseException] = []
+    for status in (400, 401, 403, 422, 429, 500, 503):
+        standin.fail_next(1, status=status, message=echo)
+        errors.append(await failure_of(sender))
+    standin.fail_next(1, status=400, body=echo.encode())  # plain text, no provider shape
+    errors.append(await failure_of(sender))
+    standin.redirect_next(1, location=f"{standin.url}/login?key={SECRET}")
+    errors.append(await failure_of(sender))
+    standin.drop_next(1)
+    errors.append(await failure_of(sender))
+    short = new_sender(provider, standin, timeout=SHORT_TIMEOUT)
+    standin.hang_next(1)
+    errors.append(await failure_of(short))
+    await short.close()
+
+    assert len(errors) == 11
+    for error in errors:
+        chain: BaseException | None = error
+        while chain is not None:  # the httpx exception chained as the cause too
+            for text in (str(chain), repr(chain)):
+                assert not any(part in text for part in secret_parts), text
+            chain = chain.__cause__
+    assert not any(part in repr(sender) for part in secret_parts)
+
+
+# The client
+
+
+async def test_concurrent_sends_share_the_pool() -> None:
+    with provider_standin(api_key=SECRET, latency=0.25, keep_requests=False) as standin:
+        sender = new_sender("resend", standin)
+        try:
+            started = time.monotonic()
+            ids = await asyncio.gather(
+                *(sender.send(EMAIL, message_id=f"msg_{i}") for i in range(20))
+            )
+            elapsed = time.monotonic() - started
+        finally:
+            await sender.close()
+
+        assert len(set(ids)) == 20
+        # One after another they would take 5 s; side by side, about one latency.
+        assert elapsed < 2.5
+        assert 2 <= standin.connections_opened <= 20
+        assert (standin.request_count, standin.requests) == (20, [])
+
+
+async def test_a_client_given_is_shared_and_left_open() -> None:
+    with provider_standin(api_key=SECRET) as standin:
+        async with httpx.AsyncClient() as client:
+            sender = new_sender("resend", standin, client=client)
+            assert await sender.send(EMAIL, message_id="msg_1") is not None
+            await sender.close()
+
+            assert not client.is_closed
+            assert (await client.get(f"{standin.url}/nothing-here")).status_code == 404
+
+
+# The console sender
+
+
+async def test_the_console_sender_logs_the_message_but_not_its_body(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sender = ConsoleMailSender()
+    html = "<p>Secret discount code: LEADS-4242</p>"
+    email = OutgoingEmail(EMAIL.sender, EMAIL.to, "Your code", html)
+
+    with capture_logs() as logs:
+        fresh_loggers(monkeypatch)
+        provider_id = await sender.send(email, message_id="msg_console")
+    await sender.close()
+
+    assert sender.provider == "console"
+    assert provider_id == "console-msg_console"
+    assert logs == [
+        {
+            "event": "email.console",
+            "log_level": "info",
+            "message_id": "msg_console",
+            "sender": "zoe@school.example",
+            "to": ["li@example.cn", "ada@example.org"],
+            "subject": "Your code",
+            "html_length": len(html),
+        }
+    ]
+    assert "LEADS-4242" not in repr(logs)
+
+
+def fresh_loggers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Module loggers made anew inside capture_logs, so it sees them even when an earlier
+    test configured structlog to cache loggers on first use."""
+    for module in (console_module, http_module):
+        monkeypatch.setattr(module, "log", structlog.get_logger("leadmail.mail"))

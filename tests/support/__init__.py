@@ -1,0 +1,1 @@
+"""Helpers shared by test suites and the benchmark: the provider stand-in."""
