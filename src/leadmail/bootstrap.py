@@ -13,6 +13,7 @@ from litestar import Litestar
 
 from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.db.engine import Database
+from leadmail.adapters.db.key_cache import CachedApiKeyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloEmailLog, PiccoloIdempotencyStore
@@ -67,7 +68,8 @@ class Adapters:
         )
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Adapters:
+    def from_settings(cls, settings: Settings, *, serving: bool = False) -> Adapters:
+        """``serving``: for a long-running server (API keys cached on Postgres)."""
         database = Database.from_url(
             settings.database_url,
             pool_min=settings.db_pool_min,
@@ -75,9 +77,14 @@ class Adapters:
             connect_timeout=settings.db_connect_timeout,
             command_timeout=settings.db_command_timeout,
         )
+        keys: ApiKeyStore = PiccoloApiKeyStore(database)
+        if serving and database.kind == "postgres" and settings.key_cache_seconds > 0:
+            keys = CachedApiKeyStore(
+                keys, database.connect_dedicated, max_age=settings.key_cache_seconds
+            )
         return cls(
             leads=PiccoloLeadRepository(database),
-            keys=PiccoloApiKeyStore(database),
+            keys=keys,
             mail=mail_sender_from(settings),
             templates=PiccoloTemplateRepository(database),
             email_log=PiccoloEmailLog(database),
@@ -97,7 +104,13 @@ class Adapters:
             async with self.database.running():
                 if apply_migrations:
                     await migrate(self.database)
-                yield self
+                if isinstance(self.keys, CachedApiKeyStore):
+                    await self.keys.start()
+                try:
+                    yield self
+                finally:
+                    if isinstance(self.keys, CachedApiKeyStore):
+                        await self.keys.close()
         finally:
             await self.mail.close()
 
@@ -138,7 +151,7 @@ def create_app(
     on_ready: Callable[[Services], contextlib.AbstractAsyncContextManager[None]] | None = None,
 ) -> Litestar:
     """The whole service as one ASGI app. Adapters open in the app's lifespan."""
-    adapters = adapters if adapters is not None else Adapters.from_settings(settings)
+    adapters = adapters if adapters is not None else Adapters.from_settings(settings, serving=True)
     services = wire(adapters, settings)
 
     @contextlib.asynccontextmanager

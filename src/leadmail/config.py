@@ -52,6 +52,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     email_concurrency: int = 50  # messages handed to the provider at once, per process
     allowed_sender_domains: tuple[str, ...] = ()  # empty: any
     templates_dir: str = ""  # empty: the catalog shipped with leadmail
+    key_cache_seconds: float = 300.0  # Postgres only; 0 turns the API key cache off
 
     def __repr__(self) -> str:
         # Settings reach logs and tracebacks: never with the provider key or the DSN.
@@ -152,4 +153,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 if d.strip()
             ),
             templates_dir=text("TEMPLATES_DIR", ""),
+            key_cache_seconds=0.0
+            if text("KEY_CACHE_SECONDS", "") in ("0", "0.0")
+            else number("KEY_CACHE_SECONDS", 300.0, float),
         )

@@ -358,13 +358,22 @@ def test_backslashes_and_group_references_in_values_are_not_interpreted() -> Non
 # --- properties ---------------------------------------------------------------------
 
 # Values a person or an attacker might send, with the characters that matter over-weighted.
+# NUL is refused in every value (test_a_nul_in_any_value_is_refused); the rest may come.
 values = st.text(
     alphabet=st.one_of(
         st.sampled_from(list(HTML_SPECIAL + "{}\r\n\\ ")),
-        st.characters(codec="utf-8"),
+        st.characters(codec="utf-8", exclude_characters="\x00"),
     ),
     max_size=40,
 )
+
+
+def test_a_nul_in_any_value_is_refused() -> None:
+    with pytest.raises(ValidationFailed) as caught:
+        template("Hi {{a}}", "<p>{{b}}</p>").render({"a": "x", "b": "y\x00"})
+    assert failed_fields(caught.value) == ["variables.b"]
+
+
 ENTITY = re.compile(r"&(amp|lt|gt|#34|#39);")
 
 

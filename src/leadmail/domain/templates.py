@@ -69,9 +69,14 @@ class Template:
             for name in self.variables
             if name not in values
         ]
-        for name in variables_of(self.subject):
+        in_subject = variables_of(self.subject)
+        for name in self.variables:
             value = values.get(name)
-            if value is not None and _BREAKS.search(value.replace("\t", " ")):
+            if value is None:
+                continue
+            if "\x00" in value:
+                errors.append(FieldError(f"variables.{name}", "must not contain NUL characters"))
+            elif name in in_subject and _BREAKS.search(value.replace("\t", " ")):
                 errors.append(
                     FieldError(
                         f"variables.{name}",
@@ -80,9 +85,19 @@ class Template:
                 )
         if errors:
             raise ValidationFailed(errors)
-        subject = PLACEHOLDER.sub(lambda m: values[m.group(1)], self.subject)
+        subject = PLACEHOLDER.sub(lambda m: values[m.group(1)], self.subject).strip()
+        if len(subject) > MAX_SUBJECT:
+            raise ValidationFailed(
+                [
+                    FieldError(
+                        f"variables.{name}",
+                        f"makes the subject longer than {MAX_SUBJECT} characters",
+                    )
+                    for name in in_subject
+                ]
+            )
         body = PLACEHOLDER.sub(lambda m: str(escape(values[m.group(1)])), self.body)
-        return RenderedTemplate(subject=subject.strip(), html=body)
+        return RenderedTemplate(subject=subject, html=body)
 
 
 @dataclass(frozen=True, slots=True)

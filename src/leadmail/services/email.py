@@ -208,8 +208,12 @@ class EmailService:
         """One message per recipient, so recipients never see each other, sent
         concurrently. Raises DeliveryFailed when any was not accepted."""
         key = None if idempotency_key is None else check_key(idempotency_key)
-        to = parse_recipients(request.to)
-        sender = self._sender_of(request.sender)
+        errors: list[FieldError] = []
+        no_one: tuple[Mailbox, ...] = ()
+        to = _collect(errors, lambda: parse_recipients(request.to), no_one)
+        sender = _collect(errors, lambda: self._sender_of(request.sender), Mailbox(""))
+        if errors:
+            raise ValidationFailed(errors)
         self._sender_policy.check(sender)
         template = await self._templates.get(request.template_id)
         if template is None:

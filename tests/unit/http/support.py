@@ -14,6 +14,7 @@ import httpx
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from leadmail.adapters.memory.mail import RecordingMailSender
 from leadmail.bootstrap import Adapters, create_app, wire
 from leadmail.config import Settings
 from leadmail.domain.leads import Lead, new_lead_id
@@ -161,3 +162,93 @@ def assert_invalid(response: httpx.Response, field: str) -> dict[str, Any]:
 
 def message_for(body: dict[str, Any], field: str) -> str:
     return next(str(e["message"]) for e in body["data"]["errors"] if e["field"] == field)
+
+
+# --- email ---------------------------------------------------------------------------
+
+EMAIL = "/api/v1/email"
+TEMPLATES = EMAIL + "/templates"
+SEND = EMAIL + "/send"
+TEMPLATE = EMAIL + "/template"
+SEND_TEMPLATE = EMAIL + "/send-template"
+MESSAGES = EMAIL + "/messages"
+MESSAGE_FIELDS = {
+    "id",
+    "status",
+    "provider",
+    "provider_message_id",
+    "to",
+    "from",
+    "subject",
+    "template_id",
+    "attempts",
+    "last_error",
+    "created_at",
+    "updated_at",
+}
+TEMPLATE_FIELDS = {"id", "name", "subject", "body", "variables", "created_at"}
+SENDER = "school@example.com"
+# Every variable of the packaged "welcome" template.
+WELCOME_VARIABLES = {
+    "school_name": "Northwind Academy",
+    "first_name": "Ada",
+    "courses_link": "https://example.com/courses",
+    "contact_email": "hello@example.com",
+}
+
+
+def recorder(api: Api) -> RecordingMailSender:
+    """The app's mail sender: the memory adapters' RecordingMailSender."""
+    sender = api.adapters.mail
+    assert isinstance(sender, RecordingMailSender)
+    return sender
+
+
+def email_settings(**fields: Any) -> Settings:
+    """Settings for an in-memory app with some email knobs changed."""
+    return Settings(migrate_on_start=False, **fields)
+
+
+async def account_auth(api: Api, account_id: str) -> dict[str, str]:
+    """The Authorization header of a new key of another account."""
+    created = await api.services.keys.create(account_id)
+    assert created.key.account_id != api.account_id
+    return bearer(created.secret)
+
+
+def plain_email(**fields: Any) -> dict[str, Any]:
+    """A valid body for POST /email/send, with some fields replaced (None drops one)."""
+    body: dict[str, Any] = {
+        "to": "ada@example.com",
+        "subject": "Your course starts Monday",
+        "from": SENDER,
+        "html": "<p>See you on Monday.</p>",
+        **fields,
+    }
+    return {name: value for name, value in body.items() if value is not None}
+
+
+def welcome_email(**fields: Any) -> dict[str, Any]:
+    """A valid body for POST /email/template with the "welcome" template (None drops one)."""
+    body: dict[str, Any] = {
+        "to": ["ada@example.com"],
+        "template_id": "welcome",
+        "variables": dict(WELCOME_VARIABLES),
+        "from": SENDER,
+        **fields,
+    }
+    return {name: value for name, value in body.items() if value is not None}
+
+
+def assert_message(message: dict[str, Any]) -> None:
+    """One email-log record on the wire: every field, with its type."""
+    assert set(message) == MESSAGE_FIELDS
+    assert isinstance(message["id"], str)
+    assert message["id"]
+    assert message["status"] in ("pending", "sent", "failed")
+    assert isinstance(message["to"], list)
+    assert all(isinstance(address, str) for address in message["to"])
+    assert isinstance(message["attempts"], int)
+    assert isinstance(message["last_error"], str)
+    assert ISO_UTC.match(message["created_at"]), message["created_at"]
+    assert ISO_UTC.match(message["updated_at"]), message["updated_at"]

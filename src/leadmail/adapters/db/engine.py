@@ -108,6 +108,13 @@ class Database:
         finally:
             await self.close()
 
+    async def connect_dedicated(self) -> asyncpg.Connection:
+        """A Postgres connection of its own, outside the pool (to LISTEN, or to hold an
+        advisory lock)."""
+        if not isinstance(self.engine, PostgresEngine):
+            raise TypeError("only a Postgres database has dedicated connections")
+        return await asyncpg.connect(**self.engine.config)
+
     async def close(self) -> None:
         if isinstance(self.engine, PostgresEngine) and self.engine.pool is not None:
             await self.engine.close_connection_pool()

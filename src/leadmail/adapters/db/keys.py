@@ -7,6 +7,8 @@ from leadmail.adapters.db.engine import Database, aware, translate_errors
 from leadmail.domain.keys import ApiKey, new_account_id, new_key_id
 from leadmail.ports.keys import ApiKeyStore
 
+KEYS_CHANNEL = "leadmail_api_keys"
+
 
 class PiccoloApiKeyStore(ApiKeyStore):
     def __init__(self, database: Database) -> None:
@@ -77,6 +79,9 @@ class PiccoloApiKeyStore(ApiKeyStore):
                 await k.update({k.revoked_at: now}).where(
                     (k.key_id == key_id) & k.revoked_at.is_null()
                 )
+                if self._db.kind == "postgres":
+                    # Servers caching keys (key_cache.py) evict it on this notice.
+                    await k.raw("SELECT pg_notify({}, {})", KEYS_CHANNEL, key_id)
         with translate_errors():
             row = await self._select().where(k.key_id == key_id).first()
         return None if row is None else _key(row)

@@ -8,7 +8,6 @@ import io
 import os
 from collections.abc import AsyncIterator
 
-import asyncpg
 import structlog
 from piccolo.apps.migrations.commands.backwards import run_backwards
 from piccolo.apps.migrations.commands.forwards import run_forwards
@@ -46,7 +45,7 @@ async def _exclusive(database: Database) -> AsyncIterator[None]:
         async with database.writing():
             yield
         return
-    connection = await asyncpg.connect(**engine.config)
+    connection = await database.connect_dedicated()
     try:
         await connection.execute("SELECT pg_advisory_lock($1)", _ADVISORY_LOCK_ID)
         yield

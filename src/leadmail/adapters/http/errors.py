@@ -3,6 +3,7 @@ framework's own included, into the envelope."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -22,6 +23,7 @@ from litestar.types import ExceptionHandlersMap
 
 from leadmail.adapters.http.schemas import ErrorEnvelope, MessageOut
 from leadmail.adapters.http.tracing import request_id_of
+from leadmail.domain.delivery import ProviderUnavailable
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import (
     ApiKeyNotFound,
@@ -100,7 +102,12 @@ def handle_leadmail_error(request: Request[Any, Any, Any], exc: LeadmailError) -
     elif isinstance(exc, DeliveryFailed):
         data = _delivery_data(exc.result)
         if isinstance(exc, DeliveryUnavailable):
-            headers = {"Retry-After": "5"}
+            asked = [
+                e.retry_after
+                for e in exc.result.errors.values()
+                if isinstance(e, ProviderUnavailable) and e.retry_after
+            ]
+            headers = {"Retry-After": str(math.ceil(max(asked, default=5.0)))}
     return envelope(status, message, exc.message, exc.code, data, headers)
 
 

@@ -1,0 +1,145 @@
+"""The email endpoints in the OpenAPI document, and OPTIONS on their paths."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.unit.http.support import (
+    MESSAGE_FIELDS,
+    MESSAGES,
+    SEND,
+    SEND_TEMPLATE,
+    TEMPLATE,
+    TEMPLATE_FIELDS,
+    TEMPLATES,
+    Api,
+    assert_ok,
+)
+
+MESSAGE = MESSAGES + "/{message_id}"
+HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+EMAIL_PATHS: dict[str, set[str]] = {
+    TEMPLATES: {"get"},
+    TEMPLATE: {"get", "post"},
+    SEND: {"post"},
+    SEND_TEMPLATE: {"post"},
+    MESSAGE: {"get"},
+}
+SENDS = [SEND, TEMPLATE, SEND_TEMPLATE]
+SEND_ERRORS = {"401", "403", "404", "409", "422", "502", "503"}
+
+
+@pytest.fixture
+async def spec(api: Api) -> dict[str, Any]:
+    response = await api.client.get("/schema/openapi.json")
+    assert response.status_code == 200
+    document: dict[str, Any] = response.json()
+    return document
+
+
+def _resolve(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if ref is None:
+        return schema
+    assert ref.startswith("#/components/schemas/")
+    resolved: dict[str, Any] = spec["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    return resolved
+
+
+def _json_schema(spec: dict[str, Any], holder: dict[str, Any]) -> dict[str, Any]:
+    return _resolve(spec, holder["content"]["application/json"]["schema"])
+
+
+def test_every_email_path_is_documented_with_its_methods(spec: dict[str, Any]) -> None:
+    for path, methods in EMAIL_PATHS.items():
+        assert path in spec["paths"], path
+        assert {m for m in spec["paths"][path] if m in HTTP_METHODS} == methods, path
+    documented = {p for p in spec["paths"] if p.startswith("/api/v1/email")}
+    assert documented == set(EMAIL_PATHS)
+
+
+def test_the_send_body_is_documented_with_from_as_its_wire_name(spec: dict[str, Any]) -> None:
+    body = spec["paths"][SEND]["post"]["requestBody"]
+
+    schema = _json_schema(spec, body)
+    assert body["required"] is True
+    assert set(schema["properties"]) == {"to", "subject", "html", "from"}
+    assert set(schema["required"]) == {"to", "subject", "html"}
+
+
+@pytest.mark.parametrize("path", [TEMPLATE, SEND_TEMPLATE])
+def test_the_template_send_body_is_documented(spec: dict[str, Any], path: str) -> None:
+    body = spec["paths"][path]["post"]["requestBody"]
+
+    schema = _json_schema(spec, body)
+    assert body["required"] is True
+    assert set(schema["properties"]) == {"to", "template_id", "variables", "from"}
+    assert set(schema["required"]) == {"to", "template_id"}
+    variables = schema["properties"]["variables"]
+    assert variables["type"] == "object"
+    assert variables["additionalProperties"] == {"type": "string"}
+
+
+@pytest.mark.parametrize("path", SENDS)
+def test_the_idempotency_key_header_is_documented(spec: dict[str, Any], path: str) -> None:
+    parameters = spec["paths"][path]["post"].get("parameters", [])
+
+    [key] = [p for p in parameters if p["name"] == "Idempotency-Key"]
+    assert key["in"] == "header"
+    assert key["required"] is False
+    assert key["description"]
+
+
+@pytest.mark.parametrize("path", SENDS)
+def test_the_send_errors_are_documented(spec: dict[str, Any], path: str) -> None:
+    responses = spec["paths"][path]["post"]["responses"]
+
+    assert set(responses) >= SEND_ERRORS
+    for status in SEND_ERRORS:
+        schema = responses[status]["content"]["application/json"]["schema"]
+        assert schema == {"$ref": "#/components/schemas/ErrorEnvelope"}, status
+
+
+@pytest.mark.parametrize(("path", "status"), [(MESSAGE, "404"), (TEMPLATES, "401")])
+def test_the_read_errors_are_documented(spec: dict[str, Any], path: str, status: str) -> None:
+    assert status in spec["paths"][path]["get"]["responses"]
+
+
+def test_success_bodies_describe_messages_and_templates(spec: dict[str, Any]) -> None:
+    send = _json_schema(spec, spec["paths"][SEND]["post"]["responses"]["200"])
+    message = _resolve(spec, send["properties"]["data"])
+    assert set(message["properties"]) == MESSAGE_FIELDS
+
+    batch = _json_schema(spec, spec["paths"][TEMPLATE]["post"]["responses"]["200"])
+    messages = _resolve(spec, batch["properties"]["data"])
+    assert set(messages["properties"]) == {"messages"}
+    assert _resolve(spec, messages["properties"]["messages"]["items"]) == message
+
+    listing = _json_schema(spec, spec["paths"][TEMPLATES]["get"]["responses"]["200"])
+    items = listing["properties"]["data"]
+    assert items["type"] == "array"
+    assert set(_resolve(spec, items["items"])["properties"]) == TEMPLATE_FIELDS
+
+
+@pytest.mark.parametrize(
+    ("path", "methods"),
+    [
+        (TEMPLATES, {"GET", "OPTIONS"}),
+        (TEMPLATE, {"GET", "POST", "OPTIONS"}),
+        (SEND, {"POST", "OPTIONS"}),
+        (SEND_TEMPLATE, {"POST", "OPTIONS"}),
+        (MESSAGES + "/msg_anything", {"GET", "OPTIONS"}),
+    ],
+)
+async def test_options_answers_the_envelope_with_every_method(
+    api: Api, path: str, methods: set[str]
+) -> None:
+    for headers in (api.auth, {}):
+        response = await api.client.options(path, headers=headers)
+
+        body = assert_ok(response)
+        assert set(body["data"]["methods"]) == methods
+        listed = {m.strip() for m in response.headers.get("allow", "").split(",")}
+        assert listed == methods, f"Allow: {response.headers.get('allow')!r}"
