@@ -7,9 +7,11 @@ its own, every key comes from ``leadmail keys create``, exactly as an operator d
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import json
 import os
 import re
+import secrets
 import signal
 import socket
 import subprocess
@@ -17,7 +19,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ import httpx
 import pytest
 
 from tests.postgres import fresh_database
+from tests.support.standin import Provider, RecordedRequest
 
 READY_TIMEOUT_S = 15.0
 STOP_TIMEOUT_S = 10.0
@@ -318,21 +321,43 @@ def running_server(
 
 
 def _server_with_key(
-    database_url: str, workdir: Path, *, key_first: bool
+    database_url: str,
+    workdir: Path,
+    *,
+    key_first: bool,
+    extra_env: Mapping[str, str] | None = None,
+    name: str = "serve",
 ) -> Iterator[LeadmailServer]:
     """A running server and one key of an account of its own (``server.primary``).
 
     ``key_first``: make the key before the first start. On SQLite that keeps the database
     from being empty, so no demo key is printed and every secret the server sees is one we
     made. On Postgres the server starts on the empty database (and migrates it) and the key
-    is made while it runs: no demo key may be printed there either."""
+    is made while it runs: no demo key may be printed there either. ``extra_env`` is given
+    to the server only (the key is made with the plain CLI environment)."""
     primary = create_keys(database_url, workdir, new_name("primary"))[0] if key_first else None
-    with running_server(database_url, workdir) as server:
+    with running_server(database_url, workdir, extra_env, name) as server:
         if primary is None:
             primary = create_keys(database_url, workdir, new_name("primary"))[0]
         server.primary = primary
         server.secrets.append(primary.secret)
         yield server
+
+
+@contextlib.contextmanager
+def server_with_key(
+    database_url: str,
+    workdir: Path,
+    *,
+    extra_env: Mapping[str, str] | None = None,
+    key_first: bool = True,
+    name: str = "serve",
+) -> Iterator[LeadmailServer]:
+    """``_server_with_key`` as a context manager, for tests that start servers of their own
+    with settings of their own (an email provider, a template directory)."""
+    yield from _server_with_key(
+        database_url, workdir, key_first=key_first, extra_env=extra_env, name=name
+    )
 
 
 @pytest.fixture(scope="session")
@@ -399,3 +424,135 @@ def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, 
     assert body["message"], body
     assert body["code"] == code, body
     return body
+
+
+# Email: servers with a real provider configuration, pointed at the stand-in of
+# tests/support/standin.py, and what the stand-in received.
+
+EMAIL_SEND = "/api/v1/email/send"
+EMAIL_TEMPLATE = "/api/v1/email/template"
+EMAIL_TEMPLATES = "/api/v1/email/templates"
+EMAIL_MESSAGES = "/api/v1/email/messages"
+MAILGUN_DOMAIN = "mg.academy.example.com"
+
+
+def provider_api_key(provider: Provider) -> str:
+    """A fresh key in the provider's own shape (Mailpit's is ``user:password``), unique to
+    the run so that finding it anywhere cannot be a coincidence."""
+    token = secrets.token_hex(12)
+    match provider:
+        case "resend":
+            return f"re_{token}"
+        case "postmark":
+            return str(uuid.uuid4())
+        case "sendgrid":
+            return f"SG.{token}.{secrets.token_hex(8)}"
+        case "mailgun":
+            return f"key-{token}"
+        case "mailpit":
+            return f"leadmail:{token}"
+
+
+def email_env(provider: Provider, base_url: str, api_key: str, **settings: str) -> dict[str, str]:
+    """The server settings that send through ``provider`` at ``base_url``; ``settings``
+    adds LEADMAIL_EMAIL_* / LEADMAIL_* values by their name without the prefix."""
+    env = {
+        "LEADMAIL_EMAIL_PROVIDER": provider,
+        "LEADMAIL_EMAIL_API_KEY": api_key,
+        "LEADMAIL_EMAIL_BASE_URL": base_url,
+    }
+    if provider == "mailgun":
+        env["LEADMAIL_EMAIL_DOMAIN"] = MAILGUN_DOMAIN
+    env.update({f"LEADMAIL_{name}": value for name, value in settings.items()})
+    return env
+
+
+def provider_path(provider: Provider) -> str:
+    """The API path each provider documents for sending one message."""
+    match provider:
+        case "resend":
+            return "/emails"
+        case "postmark":
+            return "/email"
+        case "sendgrid":
+            return "/v3/mail/send"
+        case "mailgun":
+            return f"/v3/{MAILGUN_DOMAIN}/messages"
+        case "mailpit":
+            return "/api/v1/send"
+
+
+@dataclass(frozen=True)
+class Delivered:
+    """One message as a provider received it, whatever its wire format."""
+
+    sender_name: str
+    sender: str
+    to: tuple[str, ...]  # addresses only
+    subject: str
+    html: str
+
+
+def _mailbox(text: str) -> tuple[str, str]:
+    name, address = email.utils.parseaddr(text)
+    return name, address
+
+
+def delivered(request: RecordedRequest) -> Delivered:
+    """Read a request the stand-in recorded in its provider's format."""
+    match request.provider:
+        case "resend":
+            data = request.json()
+            name, sender = _mailbox(data["from"])
+            to = tuple(_mailbox(box)[1] for box in data["to"])
+            return Delivered(name, sender, to, data["subject"], data["html"])
+        case "postmark":
+            data = request.json()
+            name, sender = _mailbox(data["From"])
+            to = tuple(address for _, address in email.utils.getaddresses([data["To"]]))
+            return Delivered(name, sender, to, data["Subject"], data["HtmlBody"])
+        case "sendgrid":
+            data = request.json()
+            [personalization] = data["personalizations"]
+            [content] = data["content"]
+            assert content["type"] == "text/html", content
+            to = tuple(box["email"] for box in personalization["to"])
+            sender = data["from"]
+            return Delivered(
+                sender.get("name", ""), sender["email"], to, data["subject"], content["value"]
+            )
+        case "mailgun":
+            form = request.form()
+            fields: dict[str, list[str]] = {}
+            for key, value in form:
+                fields.setdefault(key, []).append(value)
+            [sender_text], [subject], [html] = fields["from"], fields["subject"], fields["html"]
+            name, sender = _mailbox(sender_text)
+            to = tuple(_mailbox(box)[1] for box in fields["to"])
+            return Delivered(name, sender, to, subject, html)
+        case "mailpit":
+            data = request.json()
+            sender = data["From"]
+            to = tuple(box["Email"] for box in data["To"])
+            return Delivered(
+                sender.get("Name", ""), sender["Email"], to, data["Subject"], data["HTML"]
+            )
+    raise AssertionError(f"not a provider's send request: {request.method} {request.target}")
+
+
+def wait_for(what: str, check: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Poll ``check`` until it holds, failing after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {timeout} s")
+        time.sleep(0.05)
+
+
+def assert_not_logged(server: LeadmailServer, label: str, *needles: str) -> None:
+    """None of ``needles`` is in anything the server wrote (stdout and stderr)."""
+    output = {"stdout": server.stdout(), "stderr": server.stderr()}
+    for needle in needles:
+        assert needle, f"empty needle for {label}"
+        for stream, text in output.items():
+            assert needle not in text, f"{label} found in the server's {stream}"
