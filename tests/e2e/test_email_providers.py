@@ -1,0 +1,477 @@
+"""Every HTTP email provider, end to end: ``leadmail serve`` configured for the provider,
+its base URL pointed at the stand-in (a real local HTTP server answering as the provider
+does, auth checked), driven over HTTP with a key made by ``leadmail keys create``.
+
+One server per provider (module-scoped) on SQLite, and Resend once more on Postgres. The
+stand-in is reset before each test, so each test counts only its own requests.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.e2e.conftest import (
+    EMAIL_MESSAGES,
+    EMAIL_SEND,
+    EMAIL_TEMPLATE,
+    LeadmailServer,
+    assert_error,
+    assert_not_logged,
+    assert_ok,
+    delivered,
+    email_env,
+    provider_api_key,
+    provider_path,
+    server_with_key,
+    wait_for,
+)
+from tests.postgres import fresh_database
+from tests.support.standin import (
+    Provider,
+    ProviderStandin,
+    RecordedRequest,
+    expected_auth,
+    provider_standin,
+)
+
+ALLOWED_DOMAIN = "academy.example.com"
+SENDER_NAME = "Leadmail Academy"
+SENDER = f"{SENDER_NAME} <hello@{ALLOWED_DOMAIN}>"
+MAX_ATTEMPTS = 2
+DEADLINE_S = 3.0
+# Two attempts per message end a failing send; the deadline and timeout only bound it.
+PROVIDER_SETTINGS = {
+    "EMAIL_MAX_ATTEMPTS": str(MAX_ATTEMPTS),
+    "EMAIL_DEADLINE": str(DEADLINE_S),
+    "EMAIL_TIMEOUT": "2",
+    "ALLOWED_SENDER_DOMAINS": ALLOWED_DOMAIN,
+}
+# Long enough for a second request to arrive while the first waits for its answer.
+SLOW_ANSWER_S = 0.6
+# The status each provider documents for a request it will not take.
+REFUSAL_STATUS: dict[Provider, int] = {
+    "resend": 422,
+    "postmark": 422,
+    "sendgrid": 400,
+    "mailgun": 400,
+    "mailpit": 400,
+}
+
+
+@dataclass
+class EmailRig:
+    """A server sending through ``provider`` to the stand-in, and a key for it."""
+
+    provider: Provider
+    database: str
+    server: LeadmailServer
+    standin: ProviderStandin
+    api_key: str
+    secret: str
+
+    def client(self) -> httpx.Client:
+        return self.server.client(self.secret)
+
+    def auth_header(self) -> tuple[str, str]:
+        expected = expected_auth(self.provider, self.api_key)
+        assert expected is not None
+        return expected
+
+
+@pytest.fixture(scope="session")
+async def email_postgres_url(postgres_server: str) -> AsyncIterator[str]:
+    async with fresh_database(postgres_server) as url:
+        yield url
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param(("resend", "sqlite"), id="resend"),
+        pytest.param(("postmark", "sqlite"), id="postmark"),
+        pytest.param(("sendgrid", "sqlite"), id="sendgrid"),
+        pytest.param(("mailgun", "sqlite"), id="mailgun"),
+        pytest.param(("mailpit", "sqlite"), id="mailpit"),
+        pytest.param(("resend", "postgres"), id="resend-postgres", marks=pytest.mark.postgres),
+    ],
+)
+def rig(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[EmailRig]:
+    provider, database = request.param
+    workdir = tmp_path_factory.mktemp(f"email-{provider}-{database}")
+    if database == "sqlite":
+        database_url = f"sqlite:///{workdir / 'leadmail.db'}"
+    else:
+        database_url = request.getfixturevalue("email_postgres_url")
+    api_key = provider_api_key(provider)
+    with provider_standin(api_key=api_key, hang_seconds=10) as standin:
+        env = email_env(provider, standin.url, api_key, **PROVIDER_SETTINGS)
+        with server_with_key(database_url, workdir, extra_env=env, name=provider) as server:
+            assert server.primary is not None
+            yield EmailRig(provider, database, server, standin, api_key, server.primary.secret)
+
+
+@pytest.fixture
+def email(rig: EmailRig) -> EmailRig:
+    """The module's rig, with the stand-in's record and script cleared for this test."""
+    rig.standin.reset()
+    return rig
+
+
+def unique(tag: str) -> str:
+    return f"{tag}-{uuid.uuid4().hex[:10]}"
+
+
+def address(tag: str) -> str:
+    return f"{unique(tag)}@example.com"
+
+
+def welcome_variables(first_name: str) -> dict[str, str]:
+    return {
+        "school_name": "Ada & Co <Academy>",
+        "first_name": first_name,
+        "courses_link": f"https://academy.example.com/courses?ref={unique('ref')}&x=1",
+        "contact_email": f"hello@{ALLOWED_DOMAIN}",
+    }
+
+
+def check_sent_message(
+    message: dict[str, Any], provider: Provider, request: RecordedRequest
+) -> None:
+    assert message["status"] == "sent", message
+    assert message["provider"] == provider, message
+    assert request.answer in ("200", "202"), request
+    assert request.provider_id, request
+    assert message["provider_message_id"] == request.provider_id, (message, request)
+    assert message["last_error"] == "", message
+
+
+def test_plain_send_reaches_the_provider_once_as_sent(email: EmailRig) -> None:
+    to = [address("ada"), f"Bob Example <{address('bob')}>"]
+    subject = f"Your trial class, Zoë & Bob {unique('s')}"
+    html = f"<h1>Hello Zoë</h1><p>Caf\u00e9 &amp; <b>croissants</b> {unique('h')}</p>"
+    with email.client() as api:
+        response = api.post(
+            EMAIL_SEND, json={"to": to, "subject": subject, "from": SENDER, "html": html}
+        )
+        data = assert_ok(response)
+        assert response.headers.get("Idempotent-Replayed") is None
+        assert "sent" in response.json()["message"].lower(), response.json()
+        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{data['id']}"))
+
+    [request] = email.standin.requests
+    assert request.method == "POST"
+    assert request.path == provider_path(email.provider)
+    header, value = email.auth_header()
+    assert request.header(header) == value, request.headers
+    got = delivered(request)
+    assert got.sender == f"hello@{ALLOWED_DOMAIN}"
+    assert got.sender_name == SENDER_NAME
+    assert got.to == (to[0], to[1].partition("<")[2].rstrip(">"))
+    assert got.subject == subject
+    assert got.html == html
+
+    check_sent_message(data, email.provider, request)
+    assert data["attempts"] == 1, data
+    assert data["subject"] == subject
+    assert data["template_id"] is None
+    assert len(data["to"]) == 2, data
+    assert all(box in shown for box, shown in zip(got.to, data["to"], strict=True)), data
+    assert logged == data
+    assert_not_logged(email.server, "the email's HTML body", html)
+
+
+def test_template_send_is_one_rendered_escaped_message_per_recipient(email: EmailRig) -> None:
+    recipients = [address("r1"), address("r2"), address("r3")]
+    first_name = '<script>alert("x")</script> Zoë & O\'Neil'
+    variables = welcome_variables(first_name)
+    with email.client() as api:
+        response = api.post(
+            EMAIL_TEMPLATE,
+            json={
+                "to": recipients,
+                "template_id": "welcome",
+                "variables": variables,
+                "from": SENDER,
+            },
+        )
+        data = assert_ok(response)
+        assert "sent" in response.json()["message"].lower(), response.json()
+        messages = data["messages"]
+        logged = [assert_ok(api.get(f"{EMAIL_MESSAGES}/{m['id']}")) for m in messages]
+
+    requests = email.standin.requests
+    assert len(requests) == 3, requests
+    header, value = email.auth_header()
+    by_recipient: dict[str, RecordedRequest] = {}
+    for request in requests:
+        assert request.path == provider_path(email.provider)
+        assert request.header(header) == value
+        got = delivered(request)
+        assert len(got.to) == 1, f"one recipient per message, got {got.to}"
+        by_recipient[got.to[0]] = request
+        # The subject is plain text; the body has every value HTML-escaped.
+        assert got.subject == f"Welcome to Ada & Co <Academy>, {first_name}"
+        assert "<script>" not in got.html
+        assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; Zoë &amp; O&#39;Neil" in got.html
+        assert "Ada &amp; Co &lt;Academy&gt;" in got.html
+        assert variables["courses_link"].replace("&", "&amp;") in got.html
+        assert "{{" not in got.html
+        assert got.sender == f"hello@{ALLOWED_DOMAIN}"
+    assert sorted(by_recipient) == sorted(recipients)
+
+    assert [m["to"] for m in messages] == [[r] for r in recipients]  # in the order given
+    assert len({m["id"] for m in messages}) == 3
+    for message, recipient in zip(messages, recipients, strict=True):
+        check_sent_message(message, email.provider, by_recipient[recipient])
+        assert message["template_id"] == "welcome"
+        assert message["attempts"] == 1
+    assert logged == messages
+
+
+def test_same_idempotency_key_and_body_replay_without_sending(email: EmailRig) -> None:
+    plain_key, template_key = unique("idem-plain"), unique("idem-template")
+    plain = {"to": address("once"), "subject": "Just once", "from": SENDER, "html": "<p>1</p>"}
+    template = {
+        "to": [address("t1"), address("t2")],
+        "template_id": "welcome",
+        "variables": welcome_variables("Ada"),
+        "from": SENDER,
+    }
+    with email.client() as api:
+        first = api.post(EMAIL_SEND, json=plain, headers={"Idempotency-Key": plain_key})
+        first_template = api.post(
+            EMAIL_TEMPLATE, json=template, headers={"Idempotency-Key": template_key}
+        )
+        assert_ok(first)
+        assert_ok(first_template)
+        assert first.headers.get("Idempotent-Replayed") is None
+        assert first_template.headers.get("Idempotent-Replayed") is None
+        assert len(email.standin.requests) == 3
+
+        again = api.post(EMAIL_SEND, json=plain, headers={"Idempotency-Key": plain_key})
+        again_template = api.post(
+            EMAIL_TEMPLATE, json=template, headers={"Idempotency-Key": template_key}
+        )
+        # The same key with another body is a conflict, and sends nothing either.
+        reused = api.post(
+            EMAIL_SEND, json={**plain, "subject": "Other"}, headers={"Idempotency-Key": plain_key}
+        )
+
+    assert again.status_code == 200, again.text
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert again.json() == first.json()
+    assert again_template.status_code == 200, again_template.text
+    assert again_template.headers.get("Idempotent-Replayed") == "true"
+    assert again_template.json() == first_template.json()
+    assert_error(reused, 409, "IDEMPOTENCY_KEY_REUSED")
+    assert len(email.standin.requests) == 3, "a replay reached the provider"
+
+
+def test_the_same_key_while_the_first_request_runs_is_409_and_sends_nothing(
+    email: EmailRig,
+) -> None:
+    key = unique("concurrent")
+    body = {"to": address("twice"), "subject": "Twice", "from": SENDER, "html": "<p>2</p>"}
+
+    def first_send() -> httpx.Response:
+        with email.client() as api:
+            return api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
+
+    email.standin.latency = SLOW_ANSWER_S  # the first request is held at the provider
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            first = pool.submit(first_send)
+            wait_for(
+                "the first request to reach the provider", lambda: email.standin.request_count > 0
+            )
+            with email.client() as api:
+                second = api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
+            done = first.result(timeout=10)
+    finally:
+        email.standin.latency = 0.0
+    assert_error(second, 409, "IDEMPOTENCY_IN_PROGRESS")
+    data = assert_ok(done)
+    [request] = email.standin.requests
+    check_sent_message(data, email.provider, request)
+
+
+def test_outage_is_503_then_the_same_key_sends_only_once_more(email: EmailRig) -> None:
+    key = unique("outage")
+    body = {"to": address("patient"), "subject": "Outage", "from": SENDER, "html": "<p>o</p>"}
+    email.standin.fail_next(1000, status=503)  # everything, until reset
+    with email.client() as api:
+        failed = api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
+        error = assert_error(failed, 503, "PROVIDER_UNAVAILABLE")
+        assert failed.headers.get("Retry-After"), failed.headers
+        message = error["data"]
+        assert message["status"] == "failed", message
+        assert message["attempts"] == MAX_ATTEMPTS, message
+        assert "503" in message["last_error"], message
+        assert message["provider_message_id"] is None, message
+        outage_requests = email.standin.requests
+        assert len(outage_requests) == MAX_ATTEMPTS
+        assert all(r.answer == "503" for r in outage_requests)
+        assert_ok(api.get(f"{EMAIL_MESSAGES}/{message['id']}"))  # in the log, failed
+
+        email.standin.reset()  # the provider is back
+        retried = api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
+        data = assert_ok(retried)
+        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{message['id']}"))
+
+    [request] = email.standin.requests
+    assert retried.headers.get("Idempotent-Replayed") is None
+    assert data["id"] == message["id"], "the retry made a new message instead of finishing it"
+    check_sent_message(data, email.provider, request)
+    assert data["attempts"] == MAX_ATTEMPTS + 1, data
+    assert delivered(request).to == (body["to"],)
+    assert logged == data
+
+
+def test_partial_outage_of_a_template_send_resends_only_what_failed(email: EmailRig) -> None:
+    key = unique("partial")
+    recipients = [address("p1"), address("p2"), address("p3")]
+    body = {
+        "to": recipients,
+        "template_id": "welcome",
+        "variables": welcome_variables("Partial"),
+        "from": SENDER,
+    }
+    # Four 503s for three messages of two attempts each: one or two messages fail, the
+    # rest go through on their second attempt.
+    email.standin.fail_next(4, status=503)
+    with email.client() as api:
+        first = api.post(EMAIL_TEMPLATE, json=body, headers={"Idempotency-Key": key})
+        error = assert_error(first, 503, "PROVIDER_UNAVAILABLE")
+        messages = error["data"]["messages"]
+        assert [m["to"] for m in messages] == [[r] for r in recipients]
+        failed = [m for m in messages if m["status"] == "failed"]
+        sent = [m for m in messages if m["status"] == "sent"]
+        assert failed, messages
+        assert sent, messages
+        assert len(failed) + len(sent) == 3, messages
+        assert f"{len(failed)} of 3" in error["error"], error
+        assert all(m["attempts"] == MAX_ATTEMPTS for m in failed), failed
+        assert all(m["provider_message_id"] for m in sent), sent
+        assert len(email.standin.requests) == sum(m["attempts"] for m in messages)
+
+        email.standin.reset()
+        retried = api.post(EMAIL_TEMPLATE, json=body, headers={"Idempotency-Key": key})
+        data = assert_ok(retried)
+        # Now that every message is sent, the key replays this last answer.
+        replayed = api.post(EMAIL_TEMPLATE, json=body, headers={"Idempotency-Key": key})
+    assert replayed.status_code == 200, replayed.text
+    assert replayed.headers.get("Idempotent-Replayed") == "true"
+    assert replayed.json() == retried.json()
+
+    again = data["messages"]
+    assert [m["id"] for m in again] == [m["id"] for m in messages]
+    assert all(m["status"] == "sent" for m in again), again
+    requests = email.standin.requests
+    assert len(requests) == len(failed), "only the failed messages may be sent again"
+    assert sorted(delivered(r).to[0] for r in requests) == sorted(m["to"][0] for m in failed)
+    before = {m["id"]: m for m in sent}
+    for message in again:
+        if message["id"] in before:  # untouched: same provider id, no new attempt
+            assert message == before[message["id"]]
+        else:
+            assert message["attempts"] == MAX_ATTEMPTS + 1, message
+            [request] = [r for r in requests if delivered(r).to == tuple(message["to"])]
+            check_sent_message(message, email.provider, request)
+
+
+def test_provider_refusal_is_502_with_the_providers_own_words(email: EmailRig) -> None:
+    status = REFUSAL_STATUS[email.provider]
+    words = f"The recipient domain is not verified ({unique('why')})"
+    email.standin.fail_next(1, status=status, message=words)
+    with email.client() as api:
+        response = api.post(
+            EMAIL_SEND,
+            json={"to": address("no"), "subject": "Refused", "from": SENDER, "html": "<p>n</p>"},
+        )
+        error = assert_error(response, 502, "PROVIDER_REJECTED")
+        message = error["data"]
+        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{message['id']}"))
+
+    assert words in error["error"], error
+    assert str(status) in error["error"], error
+    [request] = email.standin.requests  # a refusal is not retried
+    assert request.answer == str(status)
+    assert message["status"] == "failed", message
+    assert message["attempts"] == 1, message
+    assert words in message["last_error"], message
+    assert logged["status"] == "failed"
+    assert words in logged["last_error"]
+
+
+def test_sender_outside_the_allowed_domains_is_403_and_never_sent(email: EmailRig) -> None:
+    elsewhere = "Spoofer <billing@elsewhere.example.com>"
+    with email.client() as api:
+        plain = api.post(
+            EMAIL_SEND,
+            json={"to": address("x"), "subject": "Hi", "from": elsewhere, "html": "<p>x</p>"},
+        )
+        template = api.post(
+            EMAIL_TEMPLATE,
+            json={
+                "to": [address("y")],
+                "template_id": "welcome",
+                "variables": welcome_variables("Y"),
+                "from": elsewhere,
+            },
+        )
+        assert_error(plain, 403, "SENDER_NOT_ALLOWED")
+        assert_error(template, 403, "SENDER_NOT_ALLOWED")
+        assert email.standin.requests == []
+
+        # The allowed domain, written in capitals: domains compare without case.
+        allowed = api.post(
+            EMAIL_SEND,
+            json={
+                "to": address("z"),
+                "subject": "Hi",
+                "from": "hello@ACADEMY.Example.com",
+                "html": "<p>z</p>",
+            },
+        )
+    assert_ok(allowed)
+    [request] = email.standin.requests
+    assert delivered(request).sender == f"hello@{ALLOWED_DOMAIN}"
+
+
+def test_the_provider_key_is_never_logged_nor_returned(email: EmailRig) -> None:
+    """Last in the module: the server's whole output so far is checked. The stand-in never
+    echoes a key by itself, so it is made to, in a refusal and in an outage."""
+    secret_parts = [email.api_key]
+    if email.provider == "mailpit":
+        secret_parts.append(email.api_key.partition(":")[2])  # the password alone
+    echoed = " / ".join(f"key {part} is not allowed" for part in secret_parts)
+    email.standin.fail_next(1, status=REFUSAL_STATUS[email.provider], message=echoed)
+    email.standin.fail_next(MAX_ATTEMPTS, status=503, message=echoed)
+    email.standin.fail_next(1, status=401, body=f"Unauthorized: {email.api_key}".encode())
+    body = {"to": address("k"), "subject": "Keys", "from": SENDER, "html": "<p>k</p>"}
+    with email.client() as api:
+        refused = api.post(EMAIL_SEND, json=body)
+        unavailable = api.post(EMAIL_SEND, json=body)
+        unauthorized = api.post(EMAIL_SEND, json=body)
+    assert_error(refused, 502, "PROVIDER_REJECTED")
+    assert_error(unavailable, 503, "PROVIDER_UNAVAILABLE")
+    assert_error(unauthorized, 502, "PROVIDER_REJECTED")
+    assert len(email.standin.requests) == 2 + MAX_ATTEMPTS
+    for response in (refused, unavailable, unauthorized):
+        assert "[redacted]" in response.text, response.text
+        for part in secret_parts:
+            assert part not in response.text, "the provider key was sent to the client"
+
+    _, auth_value = email.auth_header()
+    credential = auth_value.partition(" ")[2] or auth_value
+    # For Mailgun and Mailpit the header carries the key in base64: a credential too.
+    assert_not_logged(email.server, "the provider API key", *secret_parts, credential)

@@ -1,0 +1,167 @@
+"""A provider that does not answer: each attempt is cut at LEADMAIL_EMAIL_TIMEOUT and the
+whole request at LEADMAIL_EMAIL_DEADLINE, so a client never waits longer than that.
+
+The server sends through Resend (at the stand-in) with the default number of attempts, so
+the deadline, not the attempt count, is what ends a send to a provider that hangs.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import httpx
+import pytest
+
+from tests.e2e.conftest import (
+    EMAIL_MESSAGES,
+    EMAIL_SEND,
+    EMAIL_TEMPLATE,
+    LeadmailServer,
+    assert_error,
+    assert_not_logged,
+    assert_ok,
+    delivered,
+    email_env,
+    provider_api_key,
+    server_with_key,
+)
+from tests.support.standin import ProviderStandin, provider_standin
+
+TIMEOUT_S = 1.0
+DEADLINE_S = 3.0
+# What a client may wait beyond the deadline: the answer's own way back, on a busy machine.
+SLACK_S = 1.0
+SENDER = "Academy <hello@academy.example.com>"
+
+
+@dataclass
+class HangingRig:
+    server: LeadmailServer
+    standin: ProviderStandin
+    api_key: str
+    secret: str
+
+    def client(self) -> httpx.Client:
+        return self.server.client(self.secret)
+
+
+@pytest.fixture(scope="module")
+def hanging(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HangingRig]:
+    workdir = tmp_path_factory.mktemp("email-timeouts")
+    api_key = provider_api_key("resend")
+    with provider_standin(api_key=api_key, hang_seconds=10) as standin:
+        env = email_env(
+            "resend",
+            standin.url,
+            api_key,
+            EMAIL_TIMEOUT=f"{TIMEOUT_S:g}",
+            EMAIL_DEADLINE=f"{DEADLINE_S:g}",
+        )
+        database_url = f"sqlite:///{workdir / 'leadmail.db'}"
+        with server_with_key(database_url, workdir, extra_env=env, name="timeouts") as server:
+            assert server.primary is not None
+            yield HangingRig(server, standin, api_key, server.primary.secret)
+
+
+@pytest.fixture
+def rig(hanging: HangingRig) -> HangingRig:
+    hanging.standin.reset()
+    return hanging
+
+
+def address(tag: str) -> str:
+    return f"{tag}-{uuid.uuid4().hex[:10]}@example.com"
+
+
+def timed_post(
+    api: httpx.Client, path: str, body: Mapping[str, object]
+) -> tuple[httpx.Response, float]:
+    started = time.monotonic()
+    response = api.post(path, json=body)
+    return response, time.monotonic() - started
+
+
+def test_a_hanging_provider_is_503_within_the_deadline_and_logged_failed(
+    rig: HangingRig,
+) -> None:
+    rig.standin.hang_next(100)
+    body = {"to": address("wait"), "subject": "Hang", "from": SENDER, "html": "<p>h</p>"}
+    with rig.client() as api:
+        response, elapsed = timed_post(api, EMAIL_SEND, body)
+        error = assert_error(response, 503, "PROVIDER_UNAVAILABLE")
+        assert elapsed < DEADLINE_S + SLACK_S, f"the client waited {elapsed:.2f} s"
+        assert elapsed >= TIMEOUT_S, f"answered in {elapsed:.2f} s: no attempt timed out?"
+        message_id = error["data"]["id"]
+        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{message_id}"))
+
+    assert logged["status"] == "failed", logged
+    assert logged["attempts"] >= 1, logged
+    assert logged["last_error"], logged
+    assert logged["provider_message_id"] is None
+    assert logged == error["data"]
+    requests = rig.standin.requests
+    assert all(r.answer == "hang" for r in requests), requests
+    # Every attempt counted is one request the provider saw: more than one fits in 3 s.
+    assert len(requests) == logged["attempts"] >= 2, (requests, logged)
+
+
+def test_a_template_send_to_a_hanging_provider_ends_at_one_deadline(rig: HangingRig) -> None:
+    """Recipients are sent concurrently: three hanging messages cost one deadline, not three."""
+    rig.standin.hang_next(100)
+    recipients = [address("h1"), address("h2"), address("h3")]
+    body = {
+        "to": recipients,
+        "template_id": "welcome",
+        "variables": {
+            "school_name": "Academy",
+            "first_name": "Ada",
+            "courses_link": "https://academy.example.com/courses",
+            "contact_email": "hello@academy.example.com",
+        },
+        "from": SENDER,
+    }
+    with rig.client() as api:
+        response, elapsed = timed_post(api, EMAIL_TEMPLATE, body)
+    error = assert_error(response, 503, "PROVIDER_UNAVAILABLE")
+    assert elapsed < DEADLINE_S + SLACK_S, f"the client waited {elapsed:.2f} s"
+    messages = error["data"]["messages"]
+    assert [m["to"] for m in messages] == [[r] for r in recipients]
+    assert all(m["status"] == "failed" and m["attempts"] >= 1 for m in messages), messages
+    assert len(rig.standin.requests) == sum(m["attempts"] for m in messages)
+
+
+def test_one_timed_out_attempt_is_retried_under_the_same_provider_idempotency_key(
+    rig: HangingRig,
+) -> None:
+    rig.standin.hang_next(1)
+    body = {"to": address("late"), "subject": "Late", "from": SENDER, "html": "<p>l</p>"}
+    with rig.client() as api:
+        response, elapsed = timed_post(api, EMAIL_SEND, body)
+    data = assert_ok(response)
+    assert elapsed >= TIMEOUT_S, f"answered in {elapsed:.2f} s: the hang was not waited out"
+    assert data["status"] == "sent"
+    assert data["attempts"] == 2, data
+    hung, answered = rig.standin.requests
+    assert (hung.answer, answered.answer) == ("hang", "200")
+    assert data["provider_message_id"] == answered.provider_id
+    # Resend deduplicates on Idempotency-Key: both attempts carry the message's id, so
+    # one that was in fact delivered late is not delivered twice.
+    assert hung.header("idempotency-key") == answered.header("idempotency-key") == data["id"]
+    assert delivered(hung) == delivered(answered)
+
+
+def test_a_dropped_connection_is_retried(rig: HangingRig) -> None:
+    rig.standin.drop_next(1)
+    body = {"to": address("drop"), "subject": "Drop", "from": SENDER, "html": "<p>d</p>"}
+    with rig.client() as api:
+        data = assert_ok(api.post(EMAIL_SEND, json=body))
+    assert data["attempts"] == 2, data
+    assert [r.answer for r in rig.standin.requests] == ["drop", "200"]
+
+
+def test_the_provider_key_is_never_logged(rig: HangingRig) -> None:
+    """Last in the module: everything the server wrote for the sends above."""
+    assert_not_logged(rig.server, "the provider API key", rig.api_key)
