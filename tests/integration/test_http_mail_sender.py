@@ -21,7 +21,7 @@ from leadmail.adapters.mail import console as console_module
 from leadmail.adapters.mail import http as http_module
 from leadmail.adapters.mail.console import ConsoleMailSender
 from leadmail.adapters.mail.dialects import dialect_for
-from leadmail.adapters.mail.http import HttpMailSender
+from leadmail.adapters.mail.http import SHARDS, HttpMailSender
 from leadmail.domain.delivery import DeliveryError, ProviderRejected, ProviderUnavailable
 from leadmail.domain.email import Mailbox, OutgoingEmail
 from tests.support.standin import PROVIDERS, Provider, ProviderStandin, provider_standin
@@ -131,11 +131,14 @@ async def test_a_2xx_without_the_expected_body_still_counts_as_sent(
 async def test_each_send_is_one_attempt_on_a_kept_alive_connection(
     standin: ProviderStandin, sender: HttpMailSender
 ) -> None:
-    ids = [await sender.send(EMAIL, message_id=f"msg_{i}") for i in range(5)]
+    # Sends go round the sender's SHARDS independent pools: each opens one connection on
+    # its first send and keeps reusing it.
+    sends = 3 * SHARDS
+    ids = [await sender.send(EMAIL, message_id=f"msg_{i}") for i in range(sends)]
 
-    assert len(set(ids)) == 5
-    assert len(standin.requests) == 5
-    assert standin.connections_opened == 1
+    assert len(set(ids)) == sends
+    assert len(standin.requests) == sends
+    assert standin.connections_opened == SHARDS
 
 
 # Not now: ProviderUnavailable

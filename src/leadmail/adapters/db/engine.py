@@ -93,7 +93,7 @@ class Database:
         with translate_errors():
             if isinstance(self.engine, PostgresEngine):
                 await self.engine.start_connection_pool(
-                    min_size=self.pool_min, max_size=self.pool_max
+                    min_size=self.pool_min, max_size=self.pool_max, reset=_light_reset
                 )
             else:
                 # WAL lets readers proceed while one writer writes; it persists in the file.
@@ -107,6 +107,15 @@ class Database:
             yield self
         finally:
             await self.close()
+
+    @property
+    def pool(self) -> asyncpg.Pool | None:
+        """The asyncpg pool behind Piccolo, for the few hot queries written as plain SQL
+        (Piccolo's query building costs more CPU than the query itself there)."""
+        if isinstance(self.engine, PostgresEngine):
+            pool: asyncpg.Pool | None = self.engine.pool
+            return pool
+        return None
 
     async def connect_dedicated(self) -> asyncpg.Connection:
         """A Postgres connection of its own, outside the pool (to LISTEN, or to hold an
@@ -140,6 +149,15 @@ class Database:
             elif isinstance(self.engine, PostgresEngine):
                 async with self.engine.transaction():
                     yield
+
+
+async def _light_reset(connection: asyncpg.Connection) -> None:
+    """What a pooled connection needs on release. The default reset runs a second query
+    (unlock advisory locks, UNLISTEN, RESET ALL) after every use; pooled connections here
+    never hold such state (LISTEN and advisory locks use dedicated connections), so only
+    an abandoned transaction is undone."""
+    if connection.is_in_transaction():
+        await connection.execute("ROLLBACK")
 
 
 _UNAVAILABLE: tuple[type[BaseException], ...] = (
