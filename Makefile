@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 UV := $(BIN)/uv
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint format migrate bench bench-quick clean
+.PHONY: install run test lint format migrate bench bench-quick bench-install clean
 
 install: $(STAMP)
 
@@ -35,6 +35,24 @@ lint: install
 format: install
 	$(BIN)/ruff check --fix src tests
 	$(BIN)/ruff format src tests
+
+# The benchmark (bench/README.md; not run in CI): the bench dependency group, and wrk from
+# Debian when it is missing. `make bench BENCH_ARGS="--only 3,8"` passes options on.
+BENCH_STAMP := $(VENV)/.bench-installed
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+$(BENCH_STAMP): $(STAMP)
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --group bench --python $(BIN)/python
+	@touch $@
+
+bench-install: $(BENCH_STAMP)
+	@command -v wrk >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq wrk; }
+
+bench: bench-install
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+bench-quick: bench-install
+	$(BIN)/python -m bench.run --quick $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache leadmail.db leadmail.db-wal leadmail.db-shm

@@ -93,7 +93,7 @@ class Database:
         with translate_errors():
             if isinstance(self.engine, PostgresEngine):
                 await self.engine.start_connection_pool(
-                    min_size=self.pool_min, max_size=self.pool_max, reset=_light_reset
+                    min_size=self.pool_min, max_size=self.pool_max, reset=light_reset
                 )
             else:
                 # WAL lets readers proceed while one writer writes; it persists in the file.
@@ -151,7 +151,7 @@ class Database:
                     yield
 
 
-async def _light_reset(connection: asyncpg.Connection) -> None:
+async def light_reset(connection: asyncpg.Connection) -> None:
     """What a pooled connection needs on release. The default reset runs a second query
     (unlock advisory locks, UNLISTEN, RESET ALL) after every use; pooled connections here
     never hold such state (LISTEN and advisory locks use dedicated connections), so only
