@@ -2,7 +2,8 @@
 account (case-insensitively, through ``email_key``) and the newest-first listing order."""
 
 from piccolo.apps.migrations.auto.migration_manager import MigrationManager
-from piccolo.engine import engine_finder
+
+from leadmail.adapters.db.raw_migration import sql_migration
 
 ID = "2026-11-22T01:05:00:000000"
 VERSION = "1.38.0"
@@ -20,20 +21,4 @@ BACKWARDS = (
 
 
 async def forwards() -> MigrationManager:
-    manager = MigrationManager(migration_id=ID, app_name="leadmail", description=DESCRIPTION)
-
-    async def create() -> None:
-        engine = engine_finder()
-        assert engine is not None
-        for statement in FORWARDS:
-            await engine.run_ddl(statement)
-
-    async def drop() -> None:
-        engine = engine_finder()
-        assert engine is not None
-        for statement in BACKWARDS:
-            await engine.run_ddl(statement)
-
-    manager.add_raw(create)
-    manager.add_raw_backwards(drop)
-    return manager
+    return sql_migration(ID, DESCRIPTION, FORWARDS, BACKWARDS)
