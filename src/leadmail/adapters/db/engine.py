@@ -17,7 +17,7 @@ from piccolo.engine.postgres import PostgresEngine
 from piccolo.engine.sqlite import SQLiteEngine, TransactionType
 
 from leadmail.adapters.db.tables import Tables, build_tables
-from leadmail.ports.errors import StorageUnavailable
+from leadmail.ports.errors import PortError, StorageUnavailable
 
 SQLITE_PREFIX = "sqlite:///"
 SQLITE_BUSY_TIMEOUT_S = 30.0
@@ -202,3 +202,18 @@ def translate_errors() -> Iterator[None]:
         raise StorageUnavailable() from e
     except sqlite3.OperationalError as e:  # locked past the busy timeout, unopenable file
         raise StorageUnavailable() from e
+
+
+@contextlib.contextmanager
+def refused(
+    message: str = "The database refused the change", *, duplicate: str = ""
+) -> Iterator[None]:
+    """What translate_errors lets through (a broken constraint, a value too long for its
+    column) still leaves as a port error, never as the driver's. ``duplicate`` words a
+    unique violation."""
+    try:
+        yield
+    except (asyncpg.PostgresError, sqlite3.Error) as e:
+        if duplicate and is_unique_violation(e):
+            raise PortError(duplicate) from e
+        raise PortError(message) from e

@@ -1,33 +1,22 @@
 from __future__ import annotations
 
-import contextlib
 import json
 import secrets
-import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-import asyncpg
-
-from leadmail.adapters.db.engine import Database, aware, is_unique_violation, translate_errors
+from leadmail.adapters.db.engine import (
+    Database,
+    aware,
+    refused,
+    translate_errors,
+)
 from leadmail.domain.email import MessageRecord, MessageStatus
 from leadmail.domain.idempotency import KEEP_FOR, Claim, ClaimState
-from leadmail.ports.errors import PortError
 from leadmail.ports.messages import EmailLog, IdempotencyStore
 
-
-@contextlib.contextmanager
-def _refused(duplicate: str = "The database refused the change") -> Iterator[None]:
-    """What translate_errors lets through (a broken constraint, a value too long for its
-    column) still leaves as a port error, never as the driver's."""
-    try:
-        yield
-    except (asyncpg.PostgresError, sqlite3.Error) as e:
-        if is_unique_violation(e):
-            raise PortError(duplicate) from e
-        raise PortError("The database refused the change") from e
-
+_DUPLICATE = "The email log already holds a message with this id"
 
 # Plain SQL for the two writes every send makes, on Postgres (see leads.py). _message_row
 # gives the values in _INSERT's column order.
@@ -52,7 +41,10 @@ class PiccoloEmailLog(EmailLog):
             return
         t = self._t
         pool = self._db.pool
-        with _refused("The email log already holds a message with this id"), translate_errors():
+        with (
+            refused(duplicate="The email log already holds a message with this id"),
+            translate_errors(),
+        ):
             if pool is not None:  # Postgres: one pipelined statement, no query building
                 async with pool.acquire() as connection, connection.transaction():
                     await connection.executemany(
@@ -67,7 +59,7 @@ class PiccoloEmailLog(EmailLog):
             return
         t = self._t
         pool = self._db.pool
-        with _refused(), translate_errors():
+        with refused(), translate_errors():
             if pool is not None:
                 async with pool.acquire() as connection, connection.transaction():
                     await connection.executemany(
@@ -103,7 +95,7 @@ class PiccoloEmailLog(EmailLog):
 
     async def get(self, account_id: str, message_id: str) -> MessageRecord | None:
         t = self._t
-        with _refused(), translate_errors():
+        with refused(), translate_errors():
             row = (
                 await t.select()
                 .where((t.account_id == account_id) & (t.message_id == message_id))
@@ -115,7 +107,7 @@ class PiccoloEmailLog(EmailLog):
         if not message_ids:
             return []
         t = self._t
-        with _refused(), translate_errors():
+        with refused(), translate_errors():
             rows = await t.select().where(
                 (t.account_id == account_id) & t.message_id.is_in(sorted(set(message_ids)))
             )
@@ -131,7 +123,7 @@ class PiccoloIdempotencyStore(IdempotencyStore):
     async def claim(self, claim: Claim) -> Claim:
         t = self._t
         row = t(claim_id=_new_claim_id(), **_claim_row(claim))
-        with _refused(), translate_errors():
+        with refused(), translate_errors():
             async with self._db.transaction():
                 # Insert, or take over an expired claim; a live one stays. The unique index on
                 # (account_id, key) makes a concurrent claim wait for this one and then see
@@ -155,7 +147,7 @@ class PiccoloIdempotencyStore(IdempotencyStore):
     async def reclaim(self, existing: Claim, token: str, now: datetime) -> Claim | None:
         t = self._t
         async with self._db.writing():
-            with _refused(), translate_errors():
+            with refused(), translate_errors():
                 rows = (
                     await t.update(
                         {t.state: ClaimState.RUNNING.value, t.token: token, t.updated_at: now}
@@ -177,7 +169,7 @@ class PiccoloIdempotencyStore(IdempotencyStore):
         # Only the holder writes: once another has reclaimed the key, its token differs.
         t = self._t
         async with self._db.writing():
-            with _refused(), translate_errors():
+            with refused(), translate_errors():
                 await t.update(values).where(self._of(claim) & (t.token == claim.token))
 
     def _of(self, claim: Claim) -> Any:

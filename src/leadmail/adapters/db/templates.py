@@ -1,17 +1,13 @@
 from __future__ import annotations
 
-import contextlib
-import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-import asyncpg
 from piccolo.columns.combination import WhereRaw
 
-from leadmail.adapters.db.engine import Database, aware, translate_errors
+from leadmail.adapters.db.engine import Database, aware, refused, translate_errors
 from leadmail.domain.templates import Template, TemplateSource
-from leadmail.ports.errors import PortError
 from leadmail.ports.templates import TemplateRepository
 
 # The stored row differs from the catalog's: only then is it updated (and updated_at moved).
@@ -20,6 +16,9 @@ _CHANGED = WhereRaw(
     ' OR "templates"."subject" <> EXCLUDED."subject"'
     ' OR "templates"."body" <> EXCLUDED."body"'
 )
+
+
+_REFUSED = "The database refused to store the templates"
 
 
 class PiccoloTemplateRepository(TemplateRepository):
@@ -43,7 +42,7 @@ class PiccoloTemplateRepository(TemplateRepository):
             )
             for _, source in sorted(wanted.items())
         ]
-        with _refused(), translate_errors():
+        with refused(_REFUSED), translate_errors():
             async with self._db.transaction():
                 if not rows:
                     await t.delete(force=True)
@@ -58,25 +57,15 @@ class PiccoloTemplateRepository(TemplateRepository):
 
     async def list(self) -> list[Template]:
         t = self._t
-        with _refused(), translate_errors():
+        with refused(_REFUSED), translate_errors():
             rows = await t.select().order_by(t.template_id)
         return [_template(row) for row in rows]
 
     async def get(self, template_id: str) -> Template | None:
         t = self._t
-        with _refused(), translate_errors():
+        with refused(_REFUSED), translate_errors():
             row = await t.select().where(t.template_id == template_id).first()
         return None if row is None else _template(row)
-
-
-@contextlib.contextmanager
-def _refused() -> Iterator[None]:
-    """What translate_errors lets through (a value too long for its column, say) still
-    leaves as a port error, never as the driver's."""
-    try:
-        yield
-    except (asyncpg.PostgresError, sqlite3.Error) as e:
-        raise PortError("The database refused to store the templates") from e
 
 
 def _template(row: dict[str, Any]) -> Template:
