@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -11,3 +12,12 @@ from tests.unit.http.support import Api, open_api
 async def api() -> AsyncIterator[Api]:
     async with open_api() as opened:
         yield opened
+
+
+@pytest.fixture
+async def spec(api: Api) -> dict[str, Any]:
+    """The served OpenAPI document."""
+    response = await api.client.get("/schema/openapi.json")
+    assert response.status_code == 200
+    document: dict[str, Any] = response.json()
+    return document

@@ -252,3 +252,18 @@ def assert_message(message: dict[str, Any]) -> None:
     assert isinstance(message["last_error"], str)
     assert ISO_UTC.match(message["created_at"]), message["created_at"]
     assert ISO_UTC.match(message["updated_at"]), message["updated_at"]
+
+
+def resolve_ref(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAPI schema, its ``$ref`` (if any) followed into components."""
+    ref = schema.get("$ref")
+    if ref is None:
+        return schema
+    assert ref.startswith("#/components/schemas/")
+    resolved: dict[str, Any] = spec["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    return resolved
+
+
+def json_schema_of(spec: dict[str, Any], holder: dict[str, Any]) -> dict[str, Any]:
+    """The JSON schema of a request body or response in ``spec``."""
+    return resolve_ref(spec, holder["content"]["application/json"]["schema"])

@@ -16,6 +16,8 @@ from tests.unit.http.support import (
     TEMPLATES,
     Api,
     assert_ok,
+    json_schema_of,
+    resolve_ref,
 )
 
 MESSAGE = MESSAGES + "/{message_id}"
@@ -31,27 +33,6 @@ SENDS = [SEND, TEMPLATE, SEND_TEMPLATE]
 SEND_ERRORS = {"401", "403", "404", "409", "422", "502", "503"}
 
 
-@pytest.fixture
-async def spec(api: Api) -> dict[str, Any]:
-    response = await api.client.get("/schema/openapi.json")
-    assert response.status_code == 200
-    document: dict[str, Any] = response.json()
-    return document
-
-
-def _resolve(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    ref = schema.get("$ref")
-    if ref is None:
-        return schema
-    assert ref.startswith("#/components/schemas/")
-    resolved: dict[str, Any] = spec["components"]["schemas"][ref.rsplit("/", 1)[1]]
-    return resolved
-
-
-def _json_schema(spec: dict[str, Any], holder: dict[str, Any]) -> dict[str, Any]:
-    return _resolve(spec, holder["content"]["application/json"]["schema"])
-
-
 def test_every_email_path_is_documented_with_its_methods(spec: dict[str, Any]) -> None:
     for path, methods in EMAIL_PATHS.items():
         assert path in spec["paths"], path
@@ -63,7 +44,7 @@ def test_every_email_path_is_documented_with_its_methods(spec: dict[str, Any]) -
 def test_the_send_body_is_documented_with_from_as_its_wire_name(spec: dict[str, Any]) -> None:
     body = spec["paths"][SEND]["post"]["requestBody"]
 
-    schema = _json_schema(spec, body)
+    schema = json_schema_of(spec, body)
     assert body["required"] is True
     assert set(schema["properties"]) == {"to", "subject", "html", "from"}
     assert set(schema["required"]) == {"to", "subject", "html"}
@@ -73,7 +54,7 @@ def test_the_send_body_is_documented_with_from_as_its_wire_name(spec: dict[str, 
 def test_the_template_send_body_is_documented(spec: dict[str, Any], path: str) -> None:
     body = spec["paths"][path]["post"]["requestBody"]
 
-    schema = _json_schema(spec, body)
+    schema = json_schema_of(spec, body)
     assert body["required"] is True
     assert set(schema["properties"]) == {"to", "template_id", "variables", "from"}
     assert set(schema["required"]) == {"to", "template_id"}
@@ -108,19 +89,19 @@ def test_the_read_errors_are_documented(spec: dict[str, Any], path: str, status:
 
 
 def test_success_bodies_describe_messages_and_templates(spec: dict[str, Any]) -> None:
-    send = _json_schema(spec, spec["paths"][SEND]["post"]["responses"]["200"])
-    message = _resolve(spec, send["properties"]["data"])
+    send = json_schema_of(spec, spec["paths"][SEND]["post"]["responses"]["200"])
+    message = resolve_ref(spec, send["properties"]["data"])
     assert set(message["properties"]) == MESSAGE_FIELDS
 
-    batch = _json_schema(spec, spec["paths"][TEMPLATE]["post"]["responses"]["200"])
-    messages = _resolve(spec, batch["properties"]["data"])
+    batch = json_schema_of(spec, spec["paths"][TEMPLATE]["post"]["responses"]["200"])
+    messages = resolve_ref(spec, batch["properties"]["data"])
     assert set(messages["properties"]) == {"messages"}
-    assert _resolve(spec, messages["properties"]["messages"]["items"]) == message
+    assert resolve_ref(spec, messages["properties"]["messages"]["items"]) == message
 
-    listing = _json_schema(spec, spec["paths"][TEMPLATES]["get"]["responses"]["200"])
+    listing = json_schema_of(spec, spec["paths"][TEMPLATES]["get"]["responses"]["200"])
     items = listing["properties"]["data"]
     assert items["type"] == "array"
-    assert set(_resolve(spec, items["items"])["properties"]) == TEMPLATE_FIELDS
+    assert set(resolve_ref(spec, items["items"])["properties"]) == TEMPLATE_FIELDS
 
 
 @pytest.mark.parametrize(

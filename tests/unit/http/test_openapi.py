@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.http.support import LEAD_FIELDS, LEADS, Api
+from tests.unit.http.support import LEAD_FIELDS, LEADS, Api, json_schema_of, resolve_ref
 
 ONE = LEADS + "/{lead_id}"
 CLIENT_FIELDS = {"name", "email", "source", "note"}
@@ -21,27 +21,6 @@ DOCUMENTED_ERRORS: dict[tuple[str, str], set[str]] = {
 }
 OPERATIONS = list(DOCUMENTED_ERRORS)
 OPERATION_IDS = [f"{m.upper()} {p}" for p, m in OPERATIONS]
-
-
-@pytest.fixture
-async def spec(api: Api) -> dict[str, Any]:
-    response = await api.client.get("/schema/openapi.json")
-    assert response.status_code == 200
-    document: dict[str, Any] = response.json()
-    return document
-
-
-def _resolve(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    ref = schema.get("$ref")
-    if ref is None:
-        return schema
-    assert ref.startswith("#/components/schemas/")
-    resolved: dict[str, Any] = spec["components"]["schemas"][ref.rsplit("/", 1)[1]]
-    return resolved
-
-
-def _json_schema(spec: dict[str, Any], holder: dict[str, Any]) -> dict[str, Any]:
-    return _resolve(spec, holder["content"]["application/json"]["schema"])
 
 
 def test_every_lead_endpoint_is_documented_with_its_methods(spec: dict[str, Any]) -> None:
@@ -77,7 +56,7 @@ def test_the_bearer_scheme_is_declared_and_required(spec: dict[str, Any]) -> Non
 def test_request_bodies_are_documented(spec: dict[str, Any], path: str, method: str) -> None:
     body = spec["paths"][path][method]["requestBody"]
 
-    schema = _json_schema(spec, body)
+    schema = json_schema_of(spec, body)
     assert set(schema["properties"]) == CLIENT_FIELDS
     if method == "post":
         assert body["required"] is True
@@ -116,13 +95,13 @@ def test_success_is_documented_as_200_with_the_envelope(
     responses = spec["paths"][path][method]["responses"]
 
     assert [s for s in responses if s.startswith("2")] == ["200"]
-    envelope = _json_schema(spec, responses["200"])
+    envelope = json_schema_of(spec, responses["200"])
     assert {"success", "message", "error", "data"} <= set(envelope["properties"])
 
 
 def test_the_lead_schema_lists_every_field(spec: dict[str, Any]) -> None:
-    ok = _json_schema(spec, spec["paths"][ONE]["get"]["responses"]["200"])
-    lead = _resolve(spec, ok["properties"]["data"])
+    ok = json_schema_of(spec, spec["paths"][ONE]["get"]["responses"]["200"])
+    lead = resolve_ref(spec, ok["properties"]["data"])
 
     assert set(lead["properties"]) == LEAD_FIELDS
 
