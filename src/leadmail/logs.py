@@ -6,19 +6,46 @@ through the same renderer so every line has one shape.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import sys
 from typing import Any
 
+import msgspec
 import structlog
 
 from leadmail.config import LogFormat
+
+# The id of the request being served, set by the HTTP adapter for the request's duration
+# and added to every line logged meanwhile. One ContextVar read per line instead of
+# structlog's merge_contextvars, which copies the whole context each time.
+request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "leadmail_request_id", default=None
+)
+_json = msgspec.json.Encoder()
+
+
+def add_request_id(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    request_id = request_id_var.get()
+    if request_id is not None:
+        event_dict.setdefault("request_id", request_id)
+    return event_dict
+
+
+def _dumps(event_dict: Any, default: Any = repr, **_: Any) -> str:
+    # msgspec rather than json.dumps: about a third of an access line's cost. A value it
+    # cannot encode (a path, an exception) goes through structlog's own fallback, as
+    # json.dumps would send it.
+    try:
+        return _json.encode(event_dict).decode()
+    except TypeError:
+        return msgspec.json.encode(event_dict, enc_hook=default).decode()
 
 
 def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
     numeric = logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
     shared: list[Any] = [
-        structlog.contextvars.merge_contextvars,
+        add_request_id,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
@@ -30,7 +57,7 @@ def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
                 structlog.tracebacks.ExceptionDictTransformer(show_locals=False)
             )
         )
-        renderer = structlog.processors.JSONRenderer()
+        renderer = structlog.processors.JSONRenderer(serializer=_dumps)
     else:
         renderer = structlog.dev.ConsoleRenderer(
             colors=sys.stderr.isatty(), exception_formatter=structlog.dev.plain_traceback

@@ -25,6 +25,8 @@ from litestar.types import (
     Send,
 )
 
+from leadmail.logs import request_id_var
+
 REQUEST_ID_HEADER = b"x-request-id"
 _SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
@@ -67,31 +69,28 @@ class TracedLitestar(Litestar):
     async def _traced(self, scope: HTTPScope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         state: dict[str, Any] = scope.setdefault("state", {})
-        incoming = _incoming_id(scope)
-        if incoming is not None:
-            state["request_id"] = incoming
-        request_id = request_id_of(scope)
+        request_id = state["request_id"] = _incoming_id(scope) or "req_" + secrets.token_hex(8)
+        id_header = (REQUEST_ID_HEADER, request_id.encode())
         status = 500
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                headers = list(message.get("headers", []))
-                headers.append((REQUEST_ID_HEADER, request_id.encode()))
-                message["headers"] = headers
+                message["headers"] = [*message.get("headers", ()), id_header]
             await send(message)
 
-        with structlog.contextvars.bound_contextvars(request_id=request_id):
-            try:
-                await super().__call__(scope, receive, send_with_id)
-            finally:
-                user = scope.get("user")
-                access_log.info(
-                    "request",
-                    account_id=getattr(user, "account_id", None),
-                    method=scope["method"],
-                    route=scope.get("path_template") or "<unmatched>",
-                    status=status,
-                    duration_ms=round((time.perf_counter() - started) * 1000, 2),
-                )
+        token = request_id_var.set(request_id)
+        try:
+            await super().__call__(scope, receive, send_with_id)
+        finally:
+            user = scope.get("user")
+            access_log.info(
+                "request",
+                account_id=getattr(user, "account_id", None),
+                method=scope["method"],
+                route=scope.get("path_template") or "<unmatched>",
+                status=status,
+                duration_ms=round((time.perf_counter() - started) * 1000, 2),
+            )
+            request_id_var.reset(token)
