@@ -128,16 +128,14 @@ class Database:
         if isinstance(self.engine, PostgresEngine) and self.engine.pool is not None:
             await self.engine.close_connection_pool()
 
-    @contextlib.asynccontextmanager
-    async def writing(self) -> AsyncIterator[None]:
-        """Hold this around every write, and around every transaction."""
+    def writing(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold this around every write, and around every transaction: SQLite's one writer
+        at a time. Postgres needs no lock (and gets a context manager that costs nothing)."""
         if self.kind == "postgres":
-            yield
-            return
+            return _NO_LOCK
         if self._write_lock is None:
             self._write_lock = asyncio.Lock()
-        async with self._write_lock:
-            yield
+        return self._write_lock
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
@@ -193,15 +191,39 @@ def is_unique_violation(error: BaseException) -> bool:
     return isinstance(error, sqlite3.IntegrityError) and "UNIQUE" in str(error)
 
 
-@contextlib.contextmanager
-def translate_errors() -> Iterator[None]:
+class _NoLock:
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *_: object) -> None:
+        return None
+
+
+_NO_LOCK = _NoLock()
+# sqlite3.OperationalError: locked past the busy timeout, an unopenable file.
+_UNAVAILABLE_OR_LOCKED = (*_UNAVAILABLE, sqlite3.OperationalError)
+
+
+class _TranslateErrors:
+    """A plain class, not @contextmanager: it wraps every query, and a generator-based
+    context manager costs several microseconds each time."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, _: type[BaseException] | None, error: BaseException | None, __: object
+    ) -> None:
+        if isinstance(error, _UNAVAILABLE_OR_LOCKED):
+            raise StorageUnavailable() from error
+
+
+_TRANSLATE_ERRORS = _TranslateErrors()
+
+
+def translate_errors() -> contextlib.AbstractContextManager[None]:
     """Turn "the database is not there" into StorageUnavailable; let the rest through."""
-    try:
-        yield
-    except _UNAVAILABLE as e:
-        raise StorageUnavailable() from e
-    except sqlite3.OperationalError as e:  # locked past the busy timeout, unopenable file
-        raise StorageUnavailable() from e
+    return _TRANSLATE_ERRORS
 
 
 @contextlib.contextmanager
