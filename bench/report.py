@@ -61,7 +61,14 @@ def _header(report: dict[str, Any]) -> list[str]:
         f" uvicorn {versions.get('uvicorn')} ({loop}), Piccolo {versions.get('piccolo')},"
         f" FastAPI {versions.get('fastapi', '-')}, SQLAlchemy {versions.get('sqlalchemy', '-')}",
         f"each server: one process on cpu {settings['server_cpu']}; wrk"
-        f" -t{settings['wrk_threads']} -c{settings['connections']} on cpu {settings['load_cpu']};"
+        f" -t{settings['wrk_threads']} -c{settings['connections']}"
+        + (
+            " and Postgres"
+            if settings.get("postgres_cpu") is not None
+            and settings["postgres_cpu"] == settings["load_cpu"]
+            else ""
+        )
+        + f" on cpu {settings['load_cpu']};"
         f" {settings['duration_s']} s runs after {settings['warmup_s']} s warm-up,"
         f" median of {settings['repeats']}; provider stand-in"
         f" {settings['provider_latency_ms']:g} ms"

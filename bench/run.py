@@ -46,6 +46,7 @@ from bench.measure import (
     CpuWindow,
     LoadError,
     LoadResult,
+    PinnedPostgres,
     parse_pgbench,
     parse_wrk,
     rss_mb,
@@ -99,6 +100,7 @@ class Options:
     provider_latency: float
     server_cpu: int
     load_cpu: int
+    postgres_cpu: int | None
     postgres_url: str
     only: frozenset[str]
     profile: frozenset[str]
@@ -563,6 +565,12 @@ def parse_args(argv: list[str] | None) -> Options:
     parser.add_argument("--server-cpu", type=int, default=0, help="core for the server (0)")
     parser.add_argument("--load-cpu", type=int, default=1, help="core for wrk (1)")
     parser.add_argument(
+        "--postgres-cpu",
+        default="load",
+        help="core to pin the local Postgres' processes to for the run, 'load' for wrk's"
+        " (default: the server keeps its core to itself), or 'none' to leave them floating",
+    )
+    parser.add_argument(
         "--postgres-url",
         default=os.environ.get("BENCH_POSTGRES_URL", DEFAULT_POSTGRES_URL),
         help="a server where the run may create a database (BENCH_POSTGRES_URL)",
@@ -586,6 +594,11 @@ def parse_args(argv: list[str] | None) -> Options:
     repeats = args.repeats or (1 if args.quick else 3)
     if duration < 1 or repeats < 1 or warmup < 0 or args.connections < args.threads:
         parser.error("--duration, --repeats >= 1; --warmup >= 0; --connections >= --threads")
+    if args.postgres_cpu not in ("load", "none") and not args.postgres_cpu.isdigit():
+        parser.error("--postgres-cpu takes a core number, 'load' or 'none'")
+    postgres_cpu = {"load": args.load_cpu, "none": None}.get(args.postgres_cpu)
+    if postgres_cpu is None and args.postgres_cpu.isdigit():
+        postgres_cpu = int(args.postgres_cpu)
     only = frozenset(s.strip() for s in args.only.split(",") if s.strip())
     profile = frozenset(s.strip() for s in args.profile.split(",") if s.strip())
     known = {s.id for s in SCENARIOS} | {PGBENCH_ID, BATCH_ID}
@@ -602,6 +615,7 @@ def parse_args(argv: list[str] | None) -> Options:
         provider_latency=args.provider_latency,
         server_cpu=args.server_cpu,
         load_cpu=args.load_cpu,
+        postgres_cpu=postgres_cpu,
         postgres_url=args.postgres_url,
         only=only,
         profile=profile,
@@ -623,7 +637,7 @@ def preflight(opts: Options) -> list[str]:
         )
     notes = []
     if len(cpus) > 2:
-        notes.append(f"{len(cpus)} cores: Postgres and the rest float over all of them")
+        notes.append(f"{len(cpus)} cores: other processes float over all of them")
     if shutil.which("pgbench") is None:
         notes.append("pgbench not found: scenario 9 skipped (Debian: postgresql-15 ships it)")
     return notes
@@ -778,12 +792,18 @@ def run(opts: Options) -> dict[str, Any]:
     server_facts: dict[str, Any] = {}
     standin_requests: int | None = None
 
+    local = urlsplit(opts.postgres_url).hostname in (None, "", "127.0.0.1", "localhost", "::1")
     with (
+        PinnedPostgres(opts.postgres_cpu if local else None) as pinned,
         tempfile.TemporaryDirectory(prefix="leadmail-bench-") as tmp_name,
         fresh_database(opts.postgres_url) as db_url,
         contextlib.ExitStack() as stack,
     ):
         tmp = Path(tmp_name)
+        if pinned.note:
+            notes.append(pinned.note)
+        elif pinned.pinned:
+            log(f"Postgres pinned to cpu {opts.postgres_cpu} for the run")
         log(f"database {urlsplit(db_url).path[1:]}: migrating, creating a key")
         cli_env = {**env, "LEADMAIL_DATABASE_URL": db_url, "LEADMAIL_LOG_FORMAT": "json"}
         leadmail_cli(["migrate"], cli_env)
@@ -935,6 +955,7 @@ def run(opts: Options) -> dict[str, Any]:
                 "provider_latency_ms": round(opts.provider_latency * 1000, 1),
                 "server_cpu": opts.server_cpu,
                 "load_cpu": opts.load_cpu,
+                "postgres_cpu": opts.postgres_cpu if pinned.pinned else None,
                 "quick": opts.quick,
             },
             "servers": server_facts,
