@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextvars
 import logging
 import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -42,8 +44,53 @@ def _dumps(event_dict: Any, default: Any = repr, **_: Any) -> str:
         return msgspec.json.encode(event_dict, enc_hook=default).decode()
 
 
+@dataclass(frozen=True, slots=True)
+class _JsonSink:
+    writer: structlog.WriteLogger
+    info_enabled: bool
+
+
+# Set by configure_logging("json"); None means "through structlog".
+_json_sink: _JsonSink | None = None
+
+
+class HotLog:
+    """A logger for the one line written per request, with structlog's ``info(event,
+    **fields)``.
+
+    With JSON logs it writes the line itself, in exactly the shape structlog's chain gives
+    every other line (the fields, ``event``, ``request_id``, ``level``, ``timestamp``):
+    that chain (a lazy proxy, a context copy, five processors) was 7 % of the instructions
+    of a whole POST /leads. With console logs, it is plain structlog.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._logger = structlog.get_logger(name)
+
+    def info(self, event: str, **fields: Any) -> None:
+        sink = _json_sink
+        if sink is None:
+            self._logger.info(event, **fields)
+            return
+        if not sink.info_enabled:
+            return
+        fields["event"] = event
+        request_id = request_id_var.get()
+        if request_id is not None:
+            fields.setdefault("request_id", request_id)
+        fields["level"] = "info"
+        fields["timestamp"] = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+        sink.writer.msg(_dumps(fields))
+
+
 def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
+    global _json_sink
     numeric = logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
+    _json_sink = (
+        _JsonSink(structlog.WriteLogger(sys.stderr), numeric <= logging.INFO)
+        if fmt == "json"
+        else None
+    )
     shared: list[Any] = [
         add_request_id,
         structlog.processors.add_log_level,

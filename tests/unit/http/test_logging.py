@@ -15,6 +15,7 @@ import structlog
 
 from leadmail.adapters.http import errors, tracing
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
+from leadmail import logs
 from leadmail.logs import configure_logging
 from tests.unit.http.support import LEADS, Api, memory_with, open_api
 from tests.unit.http.test_failures import SECRET_MESSAGE, CrashingLeads
@@ -25,20 +26,22 @@ _QUIETED = ("uvicorn.access", "httpx", "httpcore", "aiosqlite", "asyncio", "picc
 
 @contextlib.contextmanager
 def json_logs(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, level: str = "INFO"
 ) -> Iterator[ReadLog]:
     """configure_logging("json") writing to the captured stderr, undone afterwards.
 
-    configure_logging caches loggers on first use, so the module-level loggers are swapped
-    for fresh ones: a logger cached by an earlier test would write to a stale stream.
+    configure_logging caches loggers on first use, so the module-level structlog loggers
+    are swapped for fresh ones: a logger cached by an earlier test would write to a stale
+    stream. The access line's HotLog is the production one: it reads the sink
+    configure_logging sets (put back afterwards).
     """
     saved = structlog.get_config()
     root = logging.getLogger()
     saved_handlers, saved_level = root.handlers[:], root.level
     saved_levels = {name: logging.getLogger(name).level for name in _QUIETED}
     capsys.readouterr()
-    configure_logging("json")
-    monkeypatch.setattr(tracing, "access_log", structlog.get_logger("leadmail.access"))
+    monkeypatch.setattr(logs, "_json_sink", logs._json_sink)
+    configure_logging("json", level)
     monkeypatch.setattr(errors, "log", structlog.get_logger("leadmail.http"))
     lines: list[str] = []
 
@@ -147,3 +150,47 @@ async def test_an_unexpected_error_is_logged_once_with_its_request_id(
     # The exception's message may hold anything (a DSN, an address): only its type is logged.
     assert SECRET_MESSAGE not in json.dumps(events)
     assert "ada@example.com" not in json.dumps(events)
+
+
+# --- the access line's own writer (HotLog) -------------------------------------------
+
+
+def test_the_access_line_has_the_shape_structlog_gives_every_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fields = {"account_id": "acc_1", "method": "POST", "route": "/x", "status": 201, "d": 1.5}
+    with json_logs(capsys, monkeypatch) as read:
+        token = logs.request_id_var.set("req_abc")
+        try:
+            logs.HotLog("leadmail.access").info("request", **fields)
+            structlog.get_logger("leadmail.other").info("request", **fields)
+        finally:
+            logs.request_id_var.reset(token)
+        ours, structlogs = read()
+
+    assert list(ours) == list(structlogs)  # same keys, same order
+    assert {k: v for k, v in ours.items() if k != "timestamp"} == {
+        k: v for k, v in structlogs.items() if k != "timestamp"
+    }
+    assert ours["timestamp"].endswith("Z")
+    assert ours["request_id"] == "req_abc"
+
+
+def test_the_access_line_obeys_the_log_level(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with json_logs(capsys, monkeypatch, "WARNING") as read:
+        logs.HotLog("leadmail.access").info("request", status=200)
+        structlog.get_logger("leadmail.other").warning("shown", status=500)
+
+    assert [line["event"] for line in read()] == ["shown"]
+
+
+def test_with_console_logs_the_access_line_goes_through_structlog(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(logs, "_json_sink", None)
+    with structlog.testing.capture_logs() as captured:
+        logs.HotLog("leadmail.access").info("request", status=204)
+
+    assert captured == [{"event": "request", "status": 204, "log_level": "info"}]
