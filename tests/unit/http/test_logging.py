@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 import logging
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import pytest
 import structlog
 
-from leadmail.adapters.http import errors, tracing
-from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail import logs
+from leadmail.adapters.http import errors
+from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.logs import configure_logging
 from tests.unit.http.support import LEADS, Api, memory_with, open_api
 from tests.unit.http.test_failures import SECRET_MESSAGE, CrashingLeads
@@ -55,8 +57,8 @@ def json_logs(
         structlog.configure(**saved)
         root.handlers[:] = saved_handlers
         root.setLevel(saved_level)
-        for name, level in saved_levels.items():
-            logging.getLogger(name).setLevel(level)
+        for name, name_level in saved_levels.items():
+            logging.getLogger(name).setLevel(name_level)
 
 
 def _requests(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -194,3 +196,13 @@ def test_with_console_logs_the_access_line_goes_through_structlog(
         logs.HotLog("leadmail.access").info("request", status=204)
 
     assert captured == [{"event": "request", "status": 204, "log_level": "info"}]
+
+
+@pytest.mark.parametrize("now", [1_795_000_000.0, 1_795_000_000.25, 1_795_000_059.999999])
+def test_the_access_line_timestamp_is_structlogs(
+    monkeypatch: pytest.MonkeyPatch, now: float
+) -> None:
+    monkeypatch.setattr(time, "time", lambda: now)
+    expected = datetime.fromtimestamp(now, UTC).isoformat().replace("+00:00", "Z")
+
+    assert logs._iso_now() == expected
