@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
 import logging
+import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
