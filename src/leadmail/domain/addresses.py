@@ -83,12 +83,18 @@ def _plain(text: str) -> str | None:
     return f"{local}@{domain}"
 
 
+_special: tuple[tuple[str, ...], frozenset[str], tuple[str, ...]] = ((), frozenset(), ())
+
+
 def _special_use(domain: str) -> bool:
-    # Read at call time: email-validator documents this list as one callers may change.
-    return any(
-        domain == name or domain.endswith("." + name)
-        for name in email_validator.SPECIAL_USE_DOMAIN_NAMES
-    )
+    """email-validator's test: the domain is, or is under, a special-use name."""
+    global _special
+    # The list is read every time (email-validator documents it as one callers may
+    # change); the set and suffixes built from it are rebuilt only when it has changed.
+    names = tuple(email_validator.SPECIAL_USE_DOMAIN_NAMES)
+    if names != _special[0]:
+        _special = (names, frozenset(names), tuple("." + name for name in names))
+    return domain in _special[1] or domain.endswith(_special[2])
 
 
 def email_key(normalised: str) -> str:
