@@ -34,7 +34,9 @@ def build_app(
             "mail": Provide(lambda: services.email, use_cache=True, sync_to_thread=False),
         },
         middleware=[
-            DefineMiddleware(BearerKeyMiddleware, keys=services.keys, exclude=["^/schema"]),
+            DefineMiddleware(
+                BearerKeyMiddleware, keys=services.keys, exclude_prefixes=("/schema",)
+            ),
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=openapi_config(version),

@@ -3,36 +3,60 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from litestar.connection import ASGIConnection
-from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult
-from litestar.types import ASGIApp
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Receive, Scope, Send
 
 from leadmail.domain.errors import Unauthorized
+from leadmail.domain.keys import Principal
 from leadmail.services.keys import ApiKeyService
+
+# A route handler with this in its ``opt`` is served without a key (the OPTIONS handlers).
+EXCLUDE_FROM_AUTH = "exclude_from_auth"
 
 
 def _authorization(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
     # The raw ASGI headers (names arrive lower-cased), not connection.headers: that parses
-    # every header into a multi-dict, a tenth of what the key check cost per request.
+    # every header into a multi-dict.
     for name, value in headers:
         if name == b"authorization":
             return value.decode("latin-1")
     return None
 
 
-class BearerKeyMiddleware(AbstractAuthenticationMiddleware):
-    def __init__(
-        self, app: ASGIApp, keys: ApiKeyService, exclude: str | list[str] | None = None
-    ) -> None:
-        super().__init__(app, exclude=exclude)
-        self._keys = keys
+class BearerKeyMiddleware:
+    """Puts the caller's Principal in ``scope["user"]``, or raises Unauthorized (which the
+    app's exception handlers turn into a 401 envelope).
 
-    async def authenticate_request(
-        self, connection: ASGIConnection[Any, Any, Any, Any]
-    ) -> AuthenticationResult:
-        header = _authorization(connection.scope["headers"])
+    What Litestar's AbstractAuthenticationMiddleware does, with the same exclusions (OPTIONS,
+    ``exclude_from_auth`` in a handler's opt, excluded path prefixes), in a plain ASGI
+    middleware: its generic version (a connection object, a result object, a regular
+    expression per request) cost as much as the key check itself.
+    """
+
+    def __init__(
+        self, app: ASGIApp, keys: ApiKeyService, exclude_prefixes: tuple[str, ...] = ()
+    ) -> None:
+        self.app = app
+        self._keys = keys
+        self._exclude_prefixes = exclude_prefixes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == ScopeType.HTTP and not self._excluded(scope):
+            principal = await self.authenticate(_authorization(scope["headers"]))
+            scope["user"] = principal
+            scope["auth"] = principal.key_id
+        await self.app(scope, receive, send)
+
+    def _excluded(self, scope: Scope) -> bool:
+        if scope.get("method") == "OPTIONS":
+            return True
+        handler = scope.get("route_handler")
+        if handler is not None and handler.opt.get(EXCLUDE_FROM_AUTH):
+            return True
+        return scope["path"].startswith(self._exclude_prefixes)
+
+    async def authenticate(self, header: str | None) -> Principal:
         if header is None:
             raise Unauthorized(
                 "Missing Authorization header; send 'Authorization: Bearer <API_KEY>'"
@@ -42,5 +66,4 @@ class BearerKeyMiddleware(AbstractAuthenticationMiddleware):
             raise Unauthorized("The Authorization header must use the Bearer scheme")
         if not secret.strip():
             raise Unauthorized("The Authorization header carries no API key")
-        principal = await self._keys.authenticate(secret.strip())
-        return AuthenticationResult(user=principal, auth=principal.key_id)
+        return await self._keys.authenticate(secret.strip())
