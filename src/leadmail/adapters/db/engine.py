@@ -4,6 +4,7 @@ errors into port errors."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
@@ -52,6 +53,43 @@ def engine_for_url(
     raise ValueError("database URL must start with sqlite:///, postgresql:// or postgres://")
 
 
+class FifoGate:
+    """At most ``size`` holders at a time; the others wait in arrival order, and a holder
+    leaving hands its place straight to the oldest waiter, so a newcomer can never take it
+    first. (asyncio.Semaphore does the same since 3.11.1, at twice the cost per entry.)"""
+
+    __slots__ = ("_free", "_waiters")
+
+    def __init__(self, size: int) -> None:
+        self._free = size
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+
+    async def __aenter__(self) -> None:
+        if self._free:  # (a live waiter exists only while nothing is free)
+            self._free -= 1
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self._leave()  # handed a place as it was cancelled: pass it on
+            raise  # (a cancelled waiter left in the queue is skipped by _leave)
+
+    async def __aexit__(self, *_: object) -> None:
+        self._leave()
+
+    def _leave(self) -> None:
+        waiters = self._waiters
+        while waiters:
+            waiter = waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self._free += 1
+
+
 class FairPool:
     """The asyncpg pool behind Piccolo, entered first come, first served.
 
@@ -59,15 +97,15 @@ class FairPool:
     has just arrived often asks before the one woken for that connection runs, which then
     queues again at the back: some requests lose many times in a row. Measured here with
     64 clients on a pool of 10: server-side p50 17 ms but p99 108 ms. This gate admits at
-    most ``size`` tasks at a time in arrival order (asyncio.Semaphore hands a release to its
-    oldest waiter), so the pool itself never has a queue to barge into.
+    most ``size`` tasks at a time in arrival order, so the pool itself never has a queue to
+    barge into.
     """
 
     __slots__ = ("_gate", "raw")
 
     def __init__(self, raw: asyncpg.Pool, size: int) -> None:
         self.raw = raw
-        self._gate = asyncio.Semaphore(size)
+        self._gate = FifoGate(size)
 
     @contextlib.asynccontextmanager
     async def acquire(self) -> AsyncIterator[asyncpg.pool.PoolConnectionProxy]:
