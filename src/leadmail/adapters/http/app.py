@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
+from typing import Any, TypeVar
 
-from litestar import Litestar
-from litestar.di import Provide
+from litestar import Controller, Litestar
 from litestar.middleware import DefineMiddleware
 
 from leadmail.adapters.http.auth import BearerKeyMiddleware
@@ -16,6 +16,20 @@ from leadmail.adapters.http.leads import LeadController
 from leadmail.adapters.http.openapi import openapi_config
 from leadmail.adapters.http.tracing import TracedLitestar
 from leadmail.services.registry import Services
+
+C = TypeVar("C", bound=Controller)
+
+
+def bound_controller(controller: type[C], **services: Any) -> type[C]:
+    """``controller`` with its services as class attributes, for one app.
+
+    The controller's handlers read ``self.<service>``: constructor injection, decided once
+    when the app is built. (Litestar's per-request dependency resolution cost 21k
+    instructions, 3 % of a POST /leads, for a value that never changes.)
+    """
+    return type(
+        controller.__name__, (controller,), {"__module__": controller.__module__, **services}
+    )
 
 
 def build_app(
@@ -27,12 +41,10 @@ def build_app(
     debug: bool = False,
 ) -> Litestar:
     return TracedLitestar(
-        route_handlers=[LeadController, EmailController],
-        # Dependency names share a namespace with query parameters: "email" is a filter.
-        dependencies={
-            "leads": Provide(lambda: services.leads, use_cache=True, sync_to_thread=False),
-            "mail": Provide(lambda: services.email, use_cache=True, sync_to_thread=False),
-        },
+        route_handlers=[
+            bound_controller(LeadController, leads=services.leads),
+            bound_controller(EmailController, mail=services.email),
+        ],
         middleware=[
             DefineMiddleware(
                 BearerKeyMiddleware, keys=services.keys, exclude_prefixes=("/schema",)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from litestar import Controller, Request, Response, get, post
-from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, JSONBody
 
 from leadmail.adapters.http.discovery import options_for
@@ -59,6 +58,7 @@ def sent_message(result: SendResult) -> str:
 class EmailController(Controller):
     path = "/api/v1/email"
     tags = ["email"]
+    mail: ClassVar[EmailService]  # bound by build_app, as LeadController's service
 
     # First: they replace Litestar's automatic OPTIONS (see discovery.py).
     templates_options = options_for("/templates", "GET")
@@ -73,10 +73,8 @@ class EmailController(Controller):
         description="`/template` is an alias the spec's samples use.",
         responses=error_responses(),
     )
-    async def list_templates(
-        self, mail: NamedDependency[EmailService]
-    ) -> Envelope[list[TemplateOut]]:
-        templates = await mail.list_templates()
+    async def list_templates(self) -> Envelope[list[TemplateOut]]:
+        templates = await self.mail.list_templates()
         return ok("Templates retrieved", [TemplateOut.of(t) for t in templates])
 
     @post(
@@ -93,10 +91,9 @@ class EmailController(Controller):
         self,
         request: AuthedRequest,
         data: JSONBody[SendEmailIn],
-        mail: NamedDependency[EmailService],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Envelope[MessageOut]]:
-        result = await mail.send(
+        result = await self.mail.send(
             request.user.account_id,
             PlainEmailRequest(to=data.to, subject=data.subject, html=data.html, sender=data.sender),
             idempotency_key,
@@ -120,10 +117,9 @@ class EmailController(Controller):
         self,
         request: AuthedRequest,
         data: JSONBody[SendTemplateIn],
-        mail: NamedDependency[EmailService],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Envelope[MessagesOut]]:
-        result = await mail.send_template(
+        result = await self.mail.send_template(
             request.user.account_id,
             TemplateEmailRequest(
                 to=data.to,
@@ -147,7 +143,6 @@ class EmailController(Controller):
         self,
         request: AuthedRequest,
         message_id: FromPath[str],
-        mail: NamedDependency[EmailService],
     ) -> Envelope[MessageOut]:
-        record = await mail.get_message(request.user.account_id, message_id)
+        record = await self.mail.get_message(request.user.account_id, message_id)
         return ok("Message retrieved", MessageOut.of(record))

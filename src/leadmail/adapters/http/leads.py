@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from litestar import Controller, Request, delete, get, post, put
-from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from leadmail.adapters.http.discovery import options_for
@@ -28,8 +27,12 @@ AuthedRequest = Request[Principal, Any, Any]
 
 
 class LeadController(Controller):
+    """Litestar makes one instance of a controller per app; build_app gives it the service
+    (bound_controller), so no handler resolves a dependency per request."""
+
     path = "/api/v1/leads"
     tags = ["leads"]
+    leads: ClassVar[LeadService]
 
     collection_options = options_for("/", "GET", "POST")
     item_options = options_for("/{lead_id:str}", "GET", "PUT", "DELETE")
@@ -40,13 +43,11 @@ class LeadController(Controller):
         summary="Add a lead",
         responses=error_responses(400, 409, 413, 422),
     )
-    async def add_lead(
-        self, request: AuthedRequest, data: JSONBody[LeadIn], leads: NamedDependency[LeadService]
-    ) -> Envelope[LeadOut]:
+    async def add_lead(self, request: AuthedRequest, data: JSONBody[LeadIn]) -> Envelope[LeadOut]:
         fields = LeadFields.parse(
             name=data.name, email=data.email, source=data.source, note=data.note
         )
-        lead = await leads.add(request.user.account_id, fields)
+        lead = await self.leads.add(request.user.account_id, fields)
         return ok("Lead added", LeadOut.of(lead))
 
     @get(
@@ -58,21 +59,18 @@ class LeadController(Controller):
     async def list_leads(
         self,
         request: AuthedRequest,
-        leads: NamedDependency[LeadService],
         limit: FromQuery[int] = DEFAULT_PAGE_SIZE,
         cursor: FromQuery[str | None] = None,
         email: FromQuery[str | None] = None,
         source: FromQuery[str | None] = None,
     ) -> Envelope[LeadPageOut]:
         query = LeadQuery.parse(limit=limit, cursor=cursor, email=email, source=source)
-        page = await leads.list(request.user.account_id, query)
+        page = await self.leads.list(request.user.account_id, query)
         return ok("Leads retrieved", LeadPageOut.of(page))
 
     @get("/{lead_id:str}", summary="Get a lead", responses=error_responses(404))
-    async def get_lead(
-        self, request: AuthedRequest, lead_id: FromPath[str], leads: NamedDependency[LeadService]
-    ) -> Envelope[LeadOut]:
-        lead = await leads.get(request.user.account_id, lead_id)
+    async def get_lead(self, request: AuthedRequest, lead_id: FromPath[str]) -> Envelope[LeadOut]:
+        lead = await self.leads.get(request.user.account_id, lead_id)
         return ok("Lead retrieved", LeadOut.of(lead))
 
     @put(
@@ -85,7 +83,6 @@ class LeadController(Controller):
         request: AuthedRequest,
         lead_id: FromPath[str],
         data: JSONBody[LeadPatchIn],
-        leads: NamedDependency[LeadService],
     ) -> Envelope[LeadOut]:
         changes = LeadChanges.parse(
             name=unset_to_none(data.name),
@@ -93,14 +90,14 @@ class LeadController(Controller):
             source=unset_to_none(data.source),
             note=unset_to_none(data.note),
         )
-        lead = await leads.update(request.user.account_id, lead_id, changes)
+        lead = await self.leads.update(request.user.account_id, lead_id, changes)
         return ok("Lead updated", LeadOut.of(lead))
 
     @delete(
         "/{lead_id:str}", status_code=200, summary="Delete a lead", responses=error_responses(404)
     )
     async def delete_lead(
-        self, request: AuthedRequest, lead_id: FromPath[str], leads: NamedDependency[LeadService]
+        self, request: AuthedRequest, lead_id: FromPath[str]
     ) -> Envelope[DeletedOut]:
-        await leads.delete(request.user.account_id, lead_id)
+        await self.leads.delete(request.user.account_id, lead_id)
         return ok("Lead deleted", DeletedOut(lead_id=lead_id))
