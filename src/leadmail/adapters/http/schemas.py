@@ -68,14 +68,16 @@ class LeadOut(msgspec.Struct):
 
     @classmethod
     def of(cls, lead: Lead) -> LeadOut:
+        created = to_iso(lead.created_at)
         return cls(
             lead_id=lead.lead_id,
             name=lead.name,
             email=lead.email,
             source=lead.source,
             note=lead.note,
-            created_at=to_iso(lead.created_at),
-            updated_at=to_iso(lead.updated_at),
+            created_at=created,
+            # A new lead's two moments are one: format it once.
+            updated_at=created if lead.updated_at == lead.created_at else to_iso(lead.updated_at),
         )
 
 
