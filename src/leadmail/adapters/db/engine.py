@@ -290,7 +290,7 @@ class _TranslateErrors:
     def __exit__(
         self, _: type[BaseException] | None, error: BaseException | None, __: object
     ) -> None:
-        if isinstance(error, _UNAVAILABLE_OR_LOCKED):
+        if error is not None and isinstance(error, _UNAVAILABLE_OR_LOCKED):
             raise StorageUnavailable() from error
 
 
