@@ -41,6 +41,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import httpx
 
+from bench import instructions
 from bench.measure import (
     CpuShares,
     CpuWindow,
@@ -176,6 +177,7 @@ SCENARIOS = [
 PGBENCH_ID = "9"
 PGBENCH_TITLE = "pgbench: one-row INSERT, 8 clients"
 BATCH_ID = "E"  # the 1,000 template emails
+INSTR_ID = "I"  # instructions per POST /leads, ceiling B and leadmail, under callgrind
 
 
 # Processes.
@@ -579,7 +581,8 @@ def parse_args(argv: list[str] | None) -> Options:
         "--only",
         default="",
         help=f"comma list of scenario ids ({', '.join(s.id for s in SCENARIOS)},"
-        f" {PGBENCH_ID}, {BATCH_ID} for the 1,000 emails); default all",
+        f" {PGBENCH_ID}, {BATCH_ID} for the 1,000 emails, {INSTR_ID} for instructions per"
+        " request); default all",
     )
     parser.add_argument(
         "--profile",
@@ -601,7 +604,7 @@ def parse_args(argv: list[str] | None) -> Options:
         postgres_cpu = int(args.postgres_cpu)
     only = frozenset(s.strip() for s in args.only.split(",") if s.strip())
     profile = frozenset(s.strip() for s in args.profile.split(",") if s.strip())
-    known = {s.id for s in SCENARIOS} | {PGBENCH_ID, BATCH_ID}
+    known = {s.id for s in SCENARIOS} | {PGBENCH_ID, BATCH_ID, INSTR_ID}
     if not only | profile <= known:
         parser.error(f"unknown scenario id(s): {', '.join(sorted((only | profile) - known))}")
     return Options(
@@ -685,6 +688,18 @@ def build_servers(
             name, title, argv, server_env, tmp / f"{name}.log", opts.server_cpu, port
         )
     return servers
+
+
+def count_instructions(servers: dict[str, Server], key: str, tmp: Path, cpu: int) -> dict[str, int]:
+    """Instructions per POST /leads of ceiling B and of leadmail (bench/instructions.py),
+    with the settings their servers run with."""
+    counted = {}
+    for name in instructions.APPS:
+        env = {**servers[name].env, "BENCH_API_KEY": key}
+        log(f"{INSTR_ID} counting instructions per POST /leads of {name} under callgrind")
+        counted[name] = instructions.count(name, env, tmp / f"callgrind-{name}.log", cpu)
+        log(f"{INSTR_ID} {name}: {counted[name]:,} instructions per request")
+    return counted
 
 
 def median_result(runs: list[LoadResult]) -> dict[str, Any]:
@@ -788,6 +803,7 @@ def run(opts: Options) -> dict[str, Any]:
     failures: dict[str, str] = {}
     batches: list[dict[str, Any]] = []
     pg_runs: list[LoadResult] = []
+    counted: dict[str, int] = {}
     profiles: dict[str, Any] = {}
     server_facts: dict[str, Any] = {}
     standin_requests: int | None = None
@@ -830,7 +846,8 @@ def run(opts: Options) -> dict[str, Any]:
             {"leadmail"} if selected(opts, BATCH_ID) else set()
         )
         servers = {}
-        for name, server in build_servers(opts, env, db_url, account_id, standin.url, tmp).items():
+        every_server = build_servers(opts, env, db_url, account_id, standin.url, tmp)
+        for name, server in every_server.items():
             if name in wanted:
                 server.start()
                 stack.callback(server.stop)
@@ -897,6 +914,12 @@ def run(opts: Options) -> dict[str, Any]:
                     f" server cpu {batch['server_cpu_percent']:.0f}%"
                 )
 
+        if selected(opts, INSTR_ID):
+            if instructions.available():
+                counted = count_instructions(every_server, key, tmp, opts.load_cpu)
+            else:
+                notes.append("valgrind not found: instructions per request (I) skipped")
+
         if selected(opts, PGBENCH_ID) and shutil.which("pgbench"):
             for i in range(1, opts.repeats + 1):
                 try:
@@ -928,6 +951,7 @@ def run(opts: Options) -> dict[str, Any]:
         runs=runs,
         failures=failures,
         pg_runs=pg_runs,
+        counted=counted,
         batches=batches,
         profiles=profiles,
         meta={
@@ -1004,6 +1028,7 @@ def assemble(
     runs: dict[str, list[LoadResult]],
     failures: dict[str, str],
     pg_runs: list[LoadResult],
+    counted: dict[str, int],
     batches: list[dict[str, Any]],
     profiles: dict[str, Any],
     meta: dict[str, Any],
@@ -1053,7 +1078,15 @@ def assemble(
             "sent": [b["sent"] for b in batches],
             "failed_requests": sum(b["failed_requests"] for b in batches),
         }
-    report = {"meta": meta, "scenarios": rows, "email_batch": batch}
+    instr = None
+    if counted:
+        instr = {
+            "requests_counted": instructions.REQUESTS,
+            "in_flight": instructions.CONCURRENCY,
+            "per_request": counted,
+            "ratio_3_2": round(counted["ceiling_b"] / counted["leadmail"], 3),
+        }
+    report = {"meta": meta, "scenarios": rows, "email_batch": batch, "instructions": instr}
     report["checks"] = checks(report)
     return report
 
@@ -1100,6 +1133,15 @@ def checks(report: dict[str, Any]) -> list[dict[str, Any]]:
 
     # The same, had each server its core to itself (Postgres shares it in (2)).
     add("(3)/(2) CPU", "the same, by server CPU per request", cpu_ratio("3", "2"), "x", None, True)
+    counted = report.get("instructions")
+    add(
+        "(3)/(2) instr",
+        "the same, by instructions per request (callgrind)",
+        counted["ratio_3_2"] if counted else None,
+        "x",
+        None,
+        True,
+    )
     add("(3)/(8)", "POST /leads vs the FastAPI peer", ratio("3", "8"), "x", 1.5, True)
     add("(2)/(9)", "the bare insert vs pgbench", ratio("2", "9"), "x", None, True)
     add("(6)/(1)", "email send vs the bare JSON echo", ratio("6", "1"), "x", None, True)
