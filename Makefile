@@ -36,8 +36,8 @@ format: install
 	$(BIN)/ruff check --fix src tests
 	$(BIN)/ruff format src tests
 
-# The benchmark (bench/README.md; not run in CI): the bench dependency group, and wrk from
-# Debian when it is missing. `make bench BENCH_ARGS="--only 3,8"` passes options on.
+# The benchmark (bench/README.md; not run in CI): the bench dependency group, and wrk and
+# valgrind from Debian when missing. `make bench BENCH_ARGS="--only 3,8"` passes options on.
 BENCH_STAMP := $(VENV)/.bench-installed
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -47,6 +47,7 @@ $(BENCH_STAMP): $(STAMP)
 
 bench-install: $(BENCH_STAMP)
 	@command -v wrk >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq wrk; }
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq valgrind; }
 
 bench: bench-install
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
