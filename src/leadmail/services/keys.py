@@ -19,6 +19,7 @@ from leadmail.ports.keys import ApiKeyStore
 
 # Recording every use would turn each read into a write; a minute's precision is plenty.
 LAST_USED_PRECISION = timedelta(seconds=60)
+MAX_PRINCIPALS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,8 @@ class ApiKeyService:
     def __init__(self, store: ApiKeyStore, clock: Clock = utc_now) -> None:
         self._store = store
         self._clock = clock
+        # One Principal per key, made once: it is the same two ids on every request.
+        self._principals: dict[str, Principal] = {}
 
     async def create(self, account_name: str, label: str = "") -> CreatedKey:
         """Mint a key for the account (created if new). The secret is returned once."""
@@ -79,4 +82,9 @@ class ApiKeyService:
         now = self._clock()
         if key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION:
             await self._store.touch(key.key_id, now)
-        return Principal(account_id=key.account_id, key_id=key.key_id)
+        principal = self._principals.get(key.key_id)
+        if principal is None or principal.account_id != key.account_id:
+            if len(self._principals) >= MAX_PRINCIPALS:
+                self._principals.clear()
+            principal = self._principals[key.key_id] = Principal(key.account_id, key.key_id)
+        return principal

@@ -33,11 +33,12 @@ class PiccoloLeadRepository(LeadRepository):
         t = self._t
         pool = self._db.pool
         try:
-            async with self._db.writing():
+            if pool is not None:  # Postgres: no write lock to hold
                 with translate_errors():
-                    if pool is not None:
-                        await pool.execute(_INSERT, *_row(lead).values())
-                    else:
+                    await pool.execute(_INSERT, *_row(lead).values())
+            else:
+                async with self._db.writing():
+                    with translate_errors():
                         await t.insert(t(**_row(lead)))
         except Exception as e:
             if not is_unique_violation(e):
