@@ -108,3 +108,55 @@ async def test_a_cancelled_waiter_gives_its_turn_to_the_next(database: Database)
 
 async def test_sqlite_has_no_pool(tmp_path: object) -> None:
     assert Database.from_url(f"sqlite:///{tmp_path}/x.db").pool is None
+
+
+async def test_piccolo_queries_queue_at_the_same_gate(database: Database) -> None:
+    """The newcomer N is a query Piccolo runs itself, through its engine's pool: asking
+    just as the connection comes back, it still goes after the waiting W."""
+    pool = fair_pool(database)
+    loop = asyncio.get_running_loop()
+    served: list[str] = []
+    a_may_release = asyncio.Event()
+    n_may_ask = asyncio.Event()
+
+    async def holder() -> None:
+        connection = await pool.acquire()  # Piccolo's own way: await, then release()
+        served.append("A")
+        await a_may_release.wait()
+        loop.call_soon(n_may_ask.set)
+        await pool.release(connection)
+
+    async def waiting() -> None:
+        await pool.execute("SELECT 1")
+        served.append("W")
+
+    async def piccolo_newcomer() -> None:
+        await n_may_ask.wait()
+        await database.engine.run_ddl("SELECT 1")
+        served.append("N")
+
+    a = asyncio.create_task(holder())
+    while not served:
+        await asyncio.sleep(0.001)
+    n = asyncio.create_task(piccolo_newcomer())
+    w = asyncio.create_task(waiting())
+    await asyncio.sleep(0.05)
+    a_may_release.set()
+    await asyncio.wait_for(asyncio.gather(a, n, w), 10)
+
+    assert served == ["A", "W", "N"]
+
+
+async def test_releasing_twice_frees_one_place_only(database: Database) -> None:
+    pool = fair_pool(database)
+    connection = await pool.acquire()
+    await pool.release(connection)
+    await pool.release(connection)  # asyncpg ignores it; so must the gate
+
+    held = await pool.acquire()
+    try:
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(pool.execute("SELECT 1"), 0.2)
+    finally:
+        await pool.release(held)
+    assert await asyncio.wait_for(pool.execute("SELECT 1"), 5) == "SELECT 1"
