@@ -82,8 +82,8 @@ class ApiKeyService:
         now = self._clock()
         if key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION:
             await self._store.touch(key.key_id, now)
-        principal = self._principals.get(key.key_id)
-        if principal is None or principal.account_id != key.account_id:
+        principal = self._principals.get(key.key_id)  # a key never changes account
+        if principal is None:
             if len(self._principals) >= MAX_PRINCIPALS:
                 self._principals.clear()
             principal = self._principals[key.key_id] = Principal(key.account_id, key.key_id)

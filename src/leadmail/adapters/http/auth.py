@@ -11,9 +11,6 @@ from leadmail.domain.errors import Unauthorized
 from leadmail.domain.keys import Principal
 from leadmail.services.keys import ApiKeyService
 
-# A route handler with this in its ``opt`` is served without a key (the OPTIONS handlers).
-EXCLUDE_FROM_AUTH = "exclude_from_auth"
-
 
 def _authorization(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
     # The raw ASGI headers (names arrive lower-cased), not connection.headers: that parses
@@ -28,10 +25,10 @@ class BearerKeyMiddleware:
     """Puts the caller's Principal in ``scope["user"]``, or raises Unauthorized (which the
     app's exception handlers turn into a 401 envelope).
 
-    What Litestar's AbstractAuthenticationMiddleware does, with the same exclusions (OPTIONS,
-    ``exclude_from_auth`` in a handler's opt, excluded path prefixes), in a plain ASGI
-    middleware: its generic version (a connection object, a result object, a regular
-    expression per request) cost as much as the key check itself.
+    What Litestar's AbstractAuthenticationMiddleware does, with the exclusions this app uses
+    (OPTIONS requests, excluded path prefixes), in a plain ASGI middleware: its generic
+    version (a connection object, a result object, a regular expression per request) cost
+    as much as the key check itself.
     """
 
     def __init__(
@@ -49,12 +46,7 @@ class BearerKeyMiddleware:
         await self.app(scope, receive, send)
 
     def _excluded(self, scope: Scope) -> bool:
-        if scope.get("method") == "OPTIONS":
-            return True
-        handler = scope.get("route_handler")
-        if handler is not None and handler.opt.get(EXCLUDE_FROM_AUTH):
-            return True
-        return scope["path"].startswith(self._exclude_prefixes)
+        return scope.get("method") == "OPTIONS" or scope["path"].startswith(self._exclude_prefixes)
 
     async def authenticate(self, header: str | None) -> Principal:
         if header is None:

@@ -13,7 +13,6 @@ from litestar import Response, route
 from litestar.enums import HttpMethod
 from litestar.handlers import HTTPRouteHandler
 
-from leadmail.adapters.http.auth import EXCLUDE_FROM_AUTH
 from leadmail.adapters.http.schemas import AllowedOut, Envelope, ok
 
 
@@ -24,7 +23,6 @@ def options_for(path: str, *methods: str) -> HTTPRouteHandler:
         path,
         http_method=HttpMethod.OPTIONS,
         include_in_schema=False,
-        opt={EXCLUDE_FROM_AUTH: True},
         name=f"options {path}",
     )
     async def options(self: object) -> Response[Envelope[AllowedOut]]:
