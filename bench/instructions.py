@@ -32,6 +32,8 @@ from typing import Any
 
 import uvloop
 
+from bench.bodies import lead_body
+
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ("ceiling_b", "leadmail")
 REQUESTS = 400
@@ -100,10 +102,7 @@ async def _post_leads(app: Asgi, path: str, key: str | None, n: int) -> dict[int
     numbers = iter(range(n))
 
     async def one(i: int) -> None:
-        body = json.dumps(
-            {"name": f"Bench Lead {i}", "email": f"lead-{run}-{i}@example.com",
-             "source": "bench", "note": "Asked about evening classes"}
-        ).encode()  # fmt: skip
+        body = json.dumps(lead_body(f"{run}-{i}")).encode()
         headers = [
             (b"host", b"127.0.0.1:8000"),
             (b"content-type", b"application/json"),

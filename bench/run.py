@@ -42,6 +42,7 @@ import asyncpg
 import httpx
 
 from bench import instructions
+from bench.bodies import lead_body
 from bench.measure import (
     CpuShares,
     CpuWindow,
@@ -121,15 +122,6 @@ class Scenario:
     # A bulk send holds RECIPIENTS delivery slots per request: it runs with
     # --bulk-connections, and at least BULK_MIN_DURATION_S so that requests complete.
     bulk: bool = False
-
-
-def lead_body(token: str) -> dict[str, Any]:
-    return {
-        "name": "Bench Lead",
-        "email": f"lead-{token}@example.com",
-        "source": "bench",
-        "note": "Asked about evening classes",
-    }
 
 
 def send_body(token: str) -> dict[str, Any]:
