@@ -116,6 +116,17 @@ class DeliveryUnavailable(DeliveryFailed):
     Idempotency-Key, which sends only what was not sent."""
 
     code = "PROVIDER_UNAVAILABLE"
+    DEFAULT_RETRY_AFTER = 5.0  # seconds, when no provider said how long to wait
+
+    @property
+    def retry_after(self) -> float:
+        """How long the caller should wait: the longest any provider asked for."""
+        asked = [
+            e.retry_after
+            for e in self.result.errors.values()
+            if isinstance(e, ProviderUnavailable) and e.retry_after
+        ]
+        return max(asked, default=self.DEFAULT_RETRY_AFTER)
 
 
 @dataclass(frozen=True, slots=True)

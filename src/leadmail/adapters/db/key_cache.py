@@ -1,7 +1,7 @@
 """API keys served from memory, so a request costs no key query.
 
 Correctness rests on Postgres LISTEN/NOTIFY: ``PiccoloApiKeyStore.revoke`` notifies on
-``CHANNEL`` (the CLI's revoke included, from any process), and every server evicts the key
+``KEYS_CHANNEL`` (the CLI's revoke included, from any process), and every server evicts the key
 at once. While the listening connection is down nothing is cached and every request reads
 the database, as without this class. Entries also expire after ``max_age`` as a backstop.
 """
@@ -23,7 +23,6 @@ from leadmail.adapters.db.keys import KEYS_CHANNEL
 from leadmail.domain.keys import ApiKey
 from leadmail.ports.keys import ApiKeyStore
 
-CHANNEL = KEYS_CHANNEL
 MAX_ENTRIES = 10_000
 RECONNECT_DELAY_S = 2.0
 
@@ -77,7 +76,7 @@ class CachedApiKeyStore(ApiKeyStore):
     async def _listen(self) -> None:
         connection = await self._connect()
         connection.add_termination_listener(self._on_lost)
-        await connection.add_listener(CHANNEL, self._on_notice)
+        await connection.add_listener(KEYS_CHANNEL, self._on_notice)
         self._forget_all()  # whatever happened while we were deaf
         self._connection = connection
 
@@ -103,6 +102,9 @@ class CachedApiKeyStore(ApiKeyStore):
             return
 
     def _on_notice(self, _c: object, _pid: int, _channel: str, key_id: str) -> None:
+        self._evict(key_id)
+
+    def _evict(self, key_id: str) -> None:
         self._generation += 1
         for digest, (key, _) in list(self._entries.items()):
             if key.key_id == key_id:
@@ -133,7 +135,7 @@ class CachedApiKeyStore(ApiKeyStore):
 
     async def revoke(self, key_id: str, now: datetime) -> ApiKey | None:
         revoked = await self._inner.revoke(key_id, now)
-        self._on_notice(None, 0, CHANNEL, key_id)  # ours at once; others by NOTIFY
+        self._evict(key_id)  # ours at once; the other processes' by NOTIFY
         return revoked
 
     async def create_key(

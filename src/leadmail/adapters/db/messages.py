@@ -42,7 +42,7 @@ class PiccoloEmailLog(EmailLog):
         t = self._t
         pool = self._db.pool
         with (
-            refused(duplicate="The email log already holds a message with this id"),
+            refused(duplicate=_DUPLICATE),
             translate_errors(),
         ):
             if pool is not None:  # Postgres: one pipelined statement, no query building

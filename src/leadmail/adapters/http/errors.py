@@ -23,7 +23,6 @@ from litestar.types import ExceptionHandlersMap
 
 from leadmail.adapters.http.schemas import ErrorEnvelope, MessageOut
 from leadmail.adapters.http.tracing import request_id_of
-from leadmail.domain.delivery import ProviderUnavailable
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import (
     ApiKeyNotFound,
@@ -102,12 +101,7 @@ def handle_leadmail_error(request: Request[Any, Any, Any], exc: LeadmailError) -
     elif isinstance(exc, DeliveryFailed):
         data = _delivery_data(exc.result)
         if isinstance(exc, DeliveryUnavailable):
-            asked = [
-                e.retry_after
-                for e in exc.result.errors.values()
-                if isinstance(e, ProviderUnavailable) and e.retry_after
-            ]
-            headers = {"Retry-After": str(math.ceil(max(asked, default=5.0)))}
+            headers = {"Retry-After": str(math.ceil(exc.retry_after))}
     return envelope(status, message, exc.message, exc.code, data, headers)
 
 

@@ -249,9 +249,6 @@ class Mailpit(Dialect):
         return _plain_text(body)
 
 
-HTTP_PROVIDERS: tuple[str, ...] = ("resend", "postmark", "sendgrid", "mailgun", "mailpit")
-
-
 def dialect_for(provider: str, *, domain: str = "") -> Dialect:
     """The dialect of a provider by its configured name; ``domain`` is Mailgun's."""
     match provider:
