@@ -6,20 +6,13 @@ import math
 import os
 import sys
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, get_args
 
 import msgspec
 
 LogFormat = Literal["json", "console"]
 EmailProvider = Literal["console", "resend", "postmark", "sendgrid", "mailgun", "mailpit"]
-EMAIL_PROVIDERS: tuple[str, ...] = (
-    "console",
-    "resend",
-    "postmark",
-    "sendgrid",
-    "mailgun",
-    "mailpit",
-)
+EMAIL_PROVIDERS: tuple[str, ...] = get_args(EmailProvider)
 
 DEFAULT_DATABASE_URL = "sqlite:///./leadmail.db"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -69,7 +62,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         def text(name: str, default: str) -> str:
             return env.get(f"LEADMAIL_{name}", "").strip() or default
 
-        def number(name: str, default: float, kind: type[int] | type[float]) -> float:
+        def number(
+            name: str, default: float, kind: type[int] | type[float], *, zero: bool = False
+        ) -> float:
             raw = text(name, "")
             if not raw:
                 return default
@@ -77,8 +72,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 value = kind(raw)
             except ValueError as e:
                 raise ConfigError(f"LEADMAIL_{name} must be a number, got {raw!r}") from e
-            if not 0 < value < math.inf:  # NaN fails this too
-                raise ConfigError(f"LEADMAIL_{name} must be a positive number, got {raw!r}")
+            in_range = value >= 0 if zero else value > 0
+            if not (in_range and value < math.inf):  # NaN fails this too
+                kind_of = "a number >= 0" if zero else "a positive number"
+                raise ConfigError(f"LEADMAIL_{name} must be {kind_of}, got {raw!r}")
             return value
 
         def flag(name: str, *, default: bool) -> bool:
@@ -112,7 +109,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 f"LEADMAIL_EMAIL_PROVIDER must be one of {', '.join(EMAIL_PROVIDERS)},"
                 f" got {provider!r}"
             )
-        if provider not in ("console", "mailpit") and not env.get("LEADMAIL_EMAIL_API_KEY"):
+        api_key = text("EMAIL_API_KEY", "")  # checked as stored: blanks are no key
+        if provider not in ("console", "mailpit") and not api_key:
             raise ConfigError(f"LEADMAIL_EMAIL_API_KEY is required for the {provider} provider")
         if provider == "mailgun" and not text("EMAIL_DOMAIN", ""):
             raise ConfigError("LEADMAIL_EMAIL_DOMAIN is required for the mailgun provider")
@@ -139,7 +137,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             max_body_bytes=int(number("MAX_BODY_BYTES", 1_048_576, int)),
             migrate_on_start=flag("MIGRATE_ON_START", default=True),
             email_provider=provider,  # type: ignore[arg-type]
-            email_api_key=env.get("LEADMAIL_EMAIL_API_KEY", "").strip(),
+            email_api_key=api_key,
             email_base_url=base_url,
             email_domain=text("EMAIL_DOMAIN", ""),
             email_timeout=number("EMAIL_TIMEOUT", 10.0, float),
@@ -153,7 +151,5 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 if d.strip()
             ),
             templates_dir=text("TEMPLATES_DIR", ""),
-            key_cache_seconds=0.0
-            if text("KEY_CACHE_SECONDS", "") in ("0", "0.0")
-            else number("KEY_CACHE_SECONDS", 300.0, float),
+            key_cache_seconds=number("KEY_CACHE_SECONDS", 300.0, float, zero=True),
         )

@@ -244,3 +244,21 @@ def test_bad_flag_is_refused(raw: str) -> None:
 
 def test_config_error_is_a_value_error() -> None:
     assert issubclass(ConfigError, ValueError)
+
+
+@pytest.mark.parametrize("raw", ["0", "0.0", "0.00", "0e0"])
+def test_a_zero_key_cache_turns_it_off_however_zero_is_written(raw: str) -> None:
+    assert Settings.from_env({"LEADMAIL_KEY_CACHE_SECONDS": raw}).key_cache_seconds == 0.0
+
+
+@pytest.mark.parametrize("raw", ["-1", "nan", "inf"])
+def test_a_negative_or_endless_key_cache_is_refused(raw: str) -> None:
+    with pytest.raises(ConfigError, match="LEADMAIL_KEY_CACHE_SECONDS"):
+        Settings.from_env({"LEADMAIL_KEY_CACHE_SECONDS": raw})
+
+
+def test_a_blank_provider_key_is_no_key() -> None:
+    env = {"LEADMAIL_EMAIL_PROVIDER": "resend", "LEADMAIL_EMAIL_API_KEY": "   "}
+
+    with pytest.raises(ConfigError, match="LEADMAIL_EMAIL_API_KEY is required"):
+        Settings.from_env(env)
