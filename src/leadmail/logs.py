@@ -89,9 +89,7 @@ class HotLog:
         if not sink.info_enabled:
             return
         fields["event"] = event
-        request_id = request_id_var.get()
-        if request_id is not None:
-            fields.setdefault("request_id", request_id)
+        add_request_id(None, "info", fields)  # then what the other processors add:
         fields["level"] = "info"
         fields["timestamp"] = _iso_now()
         sink.writer.msg(_dumps(fields))
@@ -105,6 +103,8 @@ def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
         if fmt == "json"
         else None
     )
+    # HotLog writes the access line without this chain: a processor added here must be
+    # added there too (tests/unit/http/test_logging.py compares the two lines).
     shared: list[Any] = [
         add_request_id,
         structlog.processors.add_log_level,

@@ -19,7 +19,6 @@ from leadmail.ports.keys import ApiKeyStore
 
 # Recording every use would turn each read into a write; a minute's precision is plenty.
 LAST_USED_PRECISION = timedelta(seconds=60)
-MAX_PRINCIPALS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +33,6 @@ class ApiKeyService:
     def __init__(self, store: ApiKeyStore, clock: Clock = utc_now) -> None:
         self._store = store
         self._clock = clock
-        # One Principal per key, made once: it is the same two ids on every request.
-        self._principals: dict[str, Principal] = {}
 
     async def create(self, account_name: str, label: str = "") -> CreatedKey:
         """Mint a key for the account (created if new). The secret is returned once."""
@@ -82,9 +79,4 @@ class ApiKeyService:
         now = self._clock()
         if key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION:
             await self._store.touch(key.key_id, now)
-        principal = self._principals.get(key.key_id)  # a key never changes account
-        if principal is None:
-            if len(self._principals) >= MAX_PRINCIPALS:
-                self._principals.clear()
-            principal = self._principals[key.key_id] = Principal(key.account_id, key.key_id)
-        return principal
+        return Principal(account_id=key.account_id, key_id=key.key_id)
