@@ -107,8 +107,14 @@ class TestEmailLogContract:
         assert await storage.messages.get(account, old.message_id) == old
 
     async def test_adding_nothing_is_a_no_op(self, storage: Storage) -> None:
+        account = await storage.new_account()
+        record = a_message(account)
+        await storage.messages.add([record])
+
         await storage.messages.add([])
         await storage.messages.update([])
+
+        assert await storage.messages.get_many(account, [record.message_id]) == [record]
 
     # --- update --------------------------------------------------------------------------
 
