@@ -29,6 +29,7 @@ from litestar.datastructures import State
 from litestar.params import JSONBody
 
 from leadmail.adapters.db.engine import light_reset
+from leadmail.config import Settings
 
 
 class LeadBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -78,11 +79,12 @@ RETURNING lead_id, name, email, source, note, created_at, updated_at
 
 @contextlib.asynccontextmanager
 async def _pool(app: Litestar) -> AsyncIterator[None]:
-    # The same pool bounds leadmail gets from LEADMAIL_DB_POOL_MIN/MAX (defaults 2 and 10).
+    # The same pool bounds leadmail gets from LEADMAIL_DB_POOL_MIN/MAX, read the same way.
+    settings = Settings.from_env()
     pool = await asyncpg.create_pool(
         os.environ["BENCH_DATABASE_URL"],
-        min_size=int(os.environ.get("LEADMAIL_DB_POOL_MIN", "2")),
-        max_size=int(os.environ.get("LEADMAIL_DB_POOL_MAX", "10")),
+        min_size=settings.db_pool_min,
+        max_size=settings.db_pool_max,
         # The release leadmail's pool uses (no second query per release): same footing.
         reset=light_reset,
     )

@@ -30,6 +30,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from leadmail.config import Settings
+
 T = TypeVar("T")
 
 
@@ -79,7 +81,7 @@ def _async_url(url: str) -> str:
 
 engine = create_async_engine(
     _async_url(os.environ["BENCH_DATABASE_URL"]),
-    pool_size=int(os.environ.get("LEADMAIL_DB_POOL_MAX", "10")),
+    pool_size=Settings.from_env().db_pool_max,  # leadmail's pool size, read the same way
     max_overflow=0,
 )
 SessionLocal = async_sessionmaker(engine, expire_on_commit=False)

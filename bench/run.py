@@ -58,6 +58,7 @@ from bench.measure import (
 from bench.profile import render as render_profile
 from bench.profile import summarize
 from bench.report import render
+from leadmail.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 WRK_DIR = ROOT / "bench" / "wrk"
@@ -78,7 +79,7 @@ TEMPLATE_VARIABLES = {
 RECIPIENTS = 50  # per template request (bench/wrk/email_template.lua agrees)
 BATCH_REQUESTS = 20  # x RECIPIENTS = the 1,000 template emails
 PUT_LEADS = 1000  # leads created up front for scenario 4
-EMAIL_CONCURRENCY = 50  # LEADMAIL_EMAIL_CONCURRENCY's default, for the floor of the batch
+EMAIL_CONCURRENCY = Settings().email_concurrency  # the default, for the batch's floor
 READY_TIMEOUT_S = 30.0
 BULK_MIN_DURATION_S = 8
 
