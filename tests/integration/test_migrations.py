@@ -4,8 +4,6 @@ Postgres database."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import io
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -13,13 +11,12 @@ from typing import NamedTuple
 
 import asyncpg
 import pytest
-from piccolo.apps.migrations.commands.backwards import run_backwards
 
 from leadmail.adapters.db.engine import Database, is_unique_violation, sqlite_path
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloEmailLog, PiccoloIdempotencyStore
-from leadmail.adapters.db.migrate import APP_NAME, applied_migrations, migrate, rollback_all
+from leadmail.adapters.db.migrate import applied_migrations, migrate, rollback_all
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_22t00_59_20_088300_initial as initial,
 )
@@ -256,15 +253,6 @@ async def assert_mail_usable(database: Database, account_id: str) -> None:
     assert is_unique_violation(caught.value)
 
 
-async def rollback_mail(database: Database) -> None:
-    """Undo the mail migrations only (``migrate`` has pointed Piccolo at ``database``)."""
-    with contextlib.redirect_stdout(io.StringIO()):
-        result = await run_backwards(
-            app_name=APP_NAME, migration_id=MAIL_MIGRATIONS[0], auto_agree=True
-        )
-    assert result.success, result.message
-
-
 class TestMigrations:
     async def test_a_fresh_database_has_none_applied(self, empty: EmptyDatabase) -> None:
         assert await applied_migrations(empty.database) == []
@@ -298,7 +286,7 @@ class TestMigrations:
         await migrate(empty.database)
         await assert_usable(empty.database)  # rows in every table, the new ones included
 
-        await rollback_mail(empty.database)
+        await rollback_all(empty.database, down_to=MAIL_MIGRATIONS[0])
 
         assert await applied_migrations(empty.database) == LEAD_MIGRATIONS
         schema = await empty.schema()

@@ -79,10 +79,11 @@ async def migrate(database: Database) -> list[str]:
     return applied
 
 
-async def rollback_all(database: Database) -> None:
-    """Undo every migration (for tests of the migrations themselves)."""
+async def rollback_all(database: Database, down_to: str = "all") -> None:
+    """Undo every migration, or those from ``down_to`` (a migration id) on (for tests of
+    the migrations themselves)."""
     _bind(database)
     with translate_errors(), contextlib.redirect_stdout(io.StringIO()):
-        result = await run_backwards(app_name=APP_NAME, migration_id="all", auto_agree=True)
+        result = await run_backwards(app_name=APP_NAME, migration_id=down_to, auto_agree=True)
     if not result.success:
         raise MigrationFailed(result.message or "rollback failed")
