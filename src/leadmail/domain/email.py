@@ -13,12 +13,12 @@ from leadmail.domain.addresses import InvalidAddress, normalise_email
 from leadmail.domain.errors import DomainError, FieldError, ValidationFailed
 
 MAX_RECIPIENTS = 50
-MAX_SUBJECT = 998
+MAX_SUBJECT = 998  # RFC 5322 line length limit
 MAX_DISPLAY_NAME = 200
 _NAMED = re.compile(r"^\s*(?P<name>[^<>]*?)\s*<(?P<addr>[^<>]+)>\s*$")
 # C0 and C1 controls, DEL, and the Unicode line and paragraph separators: anything a mail
 # library might take for a line break.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _QUOTED_PAIR = re.compile(r"\\(.)")
 
 
@@ -37,7 +37,7 @@ class Mailbox:
     def parse(cls, raw: str) -> Mailbox:
         """``ada@example.com`` or ``Ada Lovelace <ada@example.com>``; no line breaks or
         control characters anywhere (they would let a value write mail headers)."""
-        if _CONTROL.search(raw):
+        if CONTROL.search(raw):
             raise InvalidAddress("must not contain line breaks or control characters")
         match = _NAMED.fullmatch(raw)
         name, address = ("", raw) if match is None else (match["name"], match["addr"])
@@ -89,7 +89,7 @@ def parse_sender(raw: str, field: str = "from") -> Mailbox:
 
 
 def check_subject(subject: str, field: str = "subject") -> str:
-    if _CONTROL.search(subject.replace("\t", " ")):
+    if CONTROL.search(subject.replace("\t", " ")):
         raise ValidationFailed.one(field, "must not contain line breaks or control characters")
     text = subject.strip()
     if not text:

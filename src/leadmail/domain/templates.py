@@ -15,12 +15,11 @@ from datetime import datetime
 
 from markupsafe import escape
 
+from leadmail.domain.email import CONTROL, MAX_SUBJECT
 from leadmail.domain.errors import FieldError, ValidationFailed
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
 TEMPLATE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-MAX_SUBJECT = 998  # RFC 5322 line length limit
-_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class InvalidTemplate(ValueError):
@@ -64,19 +63,20 @@ class Template:
     def render(self, values: Mapping[str, str]) -> RenderedTemplate:
         """Fill the placeholders. Raises ValidationFailed naming every missing variable and
         every value that cannot go in the subject. Extra values are ignored."""
+        names = self.variables
         errors = [
             FieldError(f"variables.{name}", "is required by the template")
-            for name in self.variables
+            for name in names
             if name not in values
         ]
         in_subject = variables_of(self.subject)
-        for name in self.variables:
+        for name in names:
             value = values.get(name)
             if value is None:
                 continue
             if "\x00" in value:
                 errors.append(FieldError(f"variables.{name}", "must not contain NUL characters"))
-            elif name in in_subject and _BREAKS.search(value.replace("\t", " ")):
+            elif name in in_subject and CONTROL.search(value.replace("\t", " ")):
                 errors.append(
                     FieldError(
                         f"variables.{name}",
