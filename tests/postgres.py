@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from leadmail.adapters.db.engine import Database
+from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.migrate import migrate
 
 ENV_VAR = "LEADMAIL_TEST_DATABASE_URL"

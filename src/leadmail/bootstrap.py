@@ -12,33 +12,42 @@ import structlog
 from litestar import Litestar
 
 from leadmail.adapters.catalog.files import FileTemplateCatalog
-from leadmail.adapters.db.engine import Database
+from leadmail.adapters.db.database import Database
+from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
 from leadmail.adapters.db.key_cache import CachedApiKeyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
-from leadmail.adapters.db.messages import PiccoloEmailLog, PiccoloIdempotencyStore
+from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.http.app import build_app
-from leadmail.adapters.mail.factory import mail_sender_from
+from leadmail.adapters.mail.factory import email_provider_from
+from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.leads import MemoryLeadRepository
-from leadmail.adapters.memory.mail import RecordingMailSender
-from leadmail.adapters.memory.messages import MemoryEmailLog, MemoryIdempotencyStore
+from leadmail.adapters.memory.mail import RecordingEmailProvider
+from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.delivery import RetryPolicy
 from leadmail.domain.email import SenderPolicy
+from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.leads import LeadRepository
-from leadmail.ports.mail import MailSender
-from leadmail.ports.messages import EmailLog, IdempotencyStore
+from leadmail.ports.mail import EmailProvider
+from leadmail.ports.messages import MessageRepository
 from leadmail.ports.templates import TemplateCatalog, TemplateRepository
-from leadmail.services.email import EmailService, TemplateService
+from leadmail.services.addressing import Addressing
+from leadmail.services.delivery import Delivery, DeliverySettings
 from leadmail.services.keys import ApiKeyService, CreatedKey
 from leadmail.services.leads import LeadService
+from leadmail.services.messages import MessageService
+from leadmail.services.outbox import Outbox
 from leadmail.services.registry import Services
+from leadmail.services.send_email import SendEmail
+from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.templates import TemplateService
 
 DEMO_ACCOUNT = "demo"
 log = structlog.get_logger("leadmail")
@@ -48,21 +57,21 @@ log = structlog.get_logger("leadmail")
 class Adapters:
     leads: LeadRepository
     keys: ApiKeyStore
-    mail: MailSender
+    provider: EmailProvider
     templates: TemplateRepository
-    email_log: EmailLog
+    messages: MessageRepository
     claims: IdempotencyStore
     catalog: TemplateCatalog
     database: Database | None = None
 
     @classmethod
-    def in_memory(cls, mail: MailSender | None = None) -> Adapters:
+    def in_memory(cls, provider: EmailProvider | None = None) -> Adapters:
         return cls(
             leads=MemoryLeadRepository(),
             keys=MemoryApiKeyStore(),
-            mail=mail if mail is not None else RecordingMailSender(),
+            provider=provider if provider is not None else RecordingEmailProvider(),
             templates=MemoryTemplateRepository(),
-            email_log=MemoryEmailLog(),
+            messages=MemoryMessageRepository(),
             claims=MemoryIdempotencyStore(),
             catalog=FileTemplateCatalog(None),
         )
@@ -85,9 +94,9 @@ class Adapters:
         return cls(
             leads=PiccoloLeadRepository(database),
             keys=keys,
-            mail=mail_sender_from(settings),
+            provider=email_provider_from(settings),
             templates=PiccoloTemplateRepository(database),
-            email_log=PiccoloEmailLog(database),
+            messages=PiccoloMessageRepository(database),
             claims=PiccoloIdempotencyStore(database),
             catalog=FileTemplateCatalog(
                 Path(settings.templates_dir) if settings.templates_dir else None
@@ -112,28 +121,33 @@ class Adapters:
                     if isinstance(self.keys, CachedApiKeyStore):
                         await self.keys.close()
         finally:
-            await self.mail.close()
+            await self.provider.close()
 
 
 def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = utc_now) -> Services:
     settings = settings if settings is not None else Settings()
+    delivery = Delivery(
+        adapters.provider,
+        DeliverySettings(
+            retry=RetryPolicy(
+                max_attempts=settings.email_max_attempts, deadline=settings.email_deadline
+            ),
+            concurrency=settings.email_concurrency,
+        ),
+        clock,
+    )
+    outbox = Outbox(adapters.messages, adapters.claims, delivery, clock)
+    addressing = Addressing(
+        SenderPolicy(frozenset(settings.allowed_sender_domains)), settings.email_default_from
+    )
+    templates = TemplateService(adapters.catalog, adapters.templates, clock)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
-        email=EmailService(
-            sender=adapters.mail,
-            log=adapters.email_log,
-            templates=adapters.templates,
-            claims=adapters.claims,
-            policy=RetryPolicy(
-                max_attempts=settings.email_max_attempts, deadline=settings.email_deadline
-            ),
-            sender_policy=SenderPolicy(frozenset(settings.allowed_sender_domains)),
-            default_from=settings.email_default_from,
-            concurrency=settings.email_concurrency,
-            clock=clock,
-        ),
-        templates=TemplateService(adapters.catalog, adapters.templates, clock),
+        templates=templates,
+        messages=MessageService(adapters.messages),
+        send_email=SendEmail(addressing, outbox),
+        send_template_email=SendTemplateEmail(addressing, templates, outbox),
     )
 
 
@@ -159,7 +173,7 @@ def create_app(
         async with adapters.opened(apply_migrations=settings.migrate_on_start):
             count = await services.templates.sync()
             log.info("templates_synced", templates=count)
-            if services.email.provider == "console":
+            if adapters.provider.name == "console":
                 log.warning(
                     "console_email_provider",
                     detail="LEADMAIL_EMAIL_PROVIDER is console: emails are logged, NOT delivered",

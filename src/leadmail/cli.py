@@ -13,9 +13,9 @@ from typing import TypeVar
 
 import structlog
 
+from leadmail.adapters.http.timestamps import to_iso
 from leadmail.bootstrap import Adapters, create_app, ensure_demo_key, wire
 from leadmail.config import ConfigError, Settings
-from leadmail.domain.clock import to_iso
 from leadmail.domain.errors import LeadmailError
 from leadmail.domain.keys import ApiKey
 from leadmail.logs import configure_logging

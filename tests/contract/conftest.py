@@ -11,15 +11,17 @@ from typing import NamedTuple
 
 import pytest
 
-from leadmail.adapters.db.engine import Database
+from leadmail.adapters.db.database import Database
+from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
-from leadmail.adapters.db.messages import PiccoloEmailLog, PiccoloIdempotencyStore
+from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
+from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.leads import MemoryLeadRepository
-from leadmail.adapters.memory.messages import MemoryEmailLog, MemoryIdempotencyStore
+from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from tests.contract.support import Storage
 
@@ -56,7 +58,7 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
             MemoryLeadRepository(),
             MemoryApiKeyStore(),
             MemoryTemplateRepository(),
-            MemoryEmailLog(),
+            MemoryMessageRepository(),
             MemoryIdempotencyStore(),
         )
         return
@@ -78,7 +80,7 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloLeadRepository(database),
         PiccoloApiKeyStore(database),
         PiccoloTemplateRepository(database),
-        PiccoloEmailLog(database),
+        PiccoloMessageRepository(database),
         PiccoloIdempotencyStore(database),
         database,
     )

@@ -10,13 +10,14 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from leadmail.adapters.db.engine import Database
-from leadmail.domain.email import MessageRecord, MessageStatus, new_message_id
+from leadmail.adapters.db.database import Database
+from leadmail.domain.email import Message, MessageStatus, new_message_id
 from leadmail.domain.idempotency import Claim, ClaimState, new_claim_token
 from leadmail.domain.leads import Lead
+from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.leads import LeadRepository
-from leadmail.ports.messages import EmailLog, IdempotencyStore
+from leadmail.ports.messages import MessageRepository
 from leadmail.ports.templates import TemplateRepository
 
 # Millisecond precision, as the service's clock produces (domain/clock.py).
@@ -48,6 +49,7 @@ def a_lead(
     name: str = "Ada Lovelace",
     source: str = "webinar",
     note: str = "",
+    phone: str = "",
     created_at: datetime = T0,
     updated_at: datetime | None = None,
     lead_id: str | None = None,
@@ -61,6 +63,7 @@ def a_lead(
         note=note,
         created_at=created_at,
         updated_at=created_at if updated_at is None else updated_at,
+        phone=phone,
     )
 
 
@@ -72,8 +75,8 @@ def a_message(
     template_id: str | None = None,
     created_at: datetime = T0,
     message_id: str | None = None,
-) -> MessageRecord:
-    return MessageRecord(
+) -> Message:
+    return Message(
         message_id=message_id or new_message_id(),
         account_id=account_id,
         sender='"Course Team" <team@example.com>',
@@ -117,7 +120,7 @@ class Storage:
     leads: LeadRepository
     keys: ApiKeyStore
     templates: TemplateRepository
-    messages: EmailLog
+    messages: MessageRepository
     claims: IdempotencyStore
     # The database behind the Piccolo adapters, for what no port shows (None for memory).
     database: Database | None = None

@@ -1,4 +1,4 @@
-"""The EmailLog contract (ports/messages.py), run against every adapter."""
+"""The MessageRepository contract (ports/messages.py), run against every adapter."""
 
 from __future__ import annotations
 

@@ -23,6 +23,11 @@ def ids(leads: list[Lead]) -> list[str]:
     return [lead.lead_id for lead in leads]
 
 
+def where(*, limit: int = 50, after: PageCursor | None = None, **equals: str) -> LeadQuery:
+    """A listing of the leads whose attributes have these values."""
+    return LeadQuery(limit=limit, after=after, equals=tuple(equals.items()))
+
+
 async def add_all(storage: Storage, leads: list[Lead]) -> None:
     for lead in leads:
         await storage.leads.add(lead)
@@ -39,6 +44,7 @@ class TestLeadRepositoryContract:
             email="Zoe.OBrien@example.com",
             source='Webinar "Intro" 100%_off',
             note="Line one\nLine two — ✓ <b>&amp;</b> ' \" \\ %_\ttab",
+            phone="+44 (20) 7946-0958.",
             created_at=T0,
             updated_at=datetime(2026, 11, 23, 8, 0, 0, tzinfo=UTC),  # whole second
         )
@@ -102,6 +108,7 @@ class TestLeadRepositoryContract:
             email="Ada.L@example.org",
             source="podcast",
             note="two\nlines",
+            phone="+1 555 0100",
             updated_at=moment(5_001),
         )
 
@@ -296,19 +303,34 @@ class TestLeadRepositoryContract:
         async def listed(query: LeadQuery) -> list[str]:
             return ids(await storage.leads.list(account, query))
 
-        assert await listed(LeadQuery(email="ada@example.com")) == [ada.lead_id]
-        assert await listed(LeadQuery(email="Ada@example.com")) == []  # a key is lower-case
-        assert await listed(LeadQuery(email="ada@example")) == []
-        assert await listed(LeadQuery(source="webinar")) == [ada.lead_id, bob.lead_id]
-        assert await listed(LeadQuery(source="Webinar")) == [cy.lead_id]
-        assert await listed(LeadQuery(source="")) == [dee.lead_id]
-        assert await listed(LeadQuery(source="webin")) == []
-        assert await listed(LeadQuery(email="bob@example.com", source="webinar")) == [bob.lead_id]
-        assert await listed(LeadQuery(email="cy@example.com", source="webinar")) == []
+        assert await listed(where(email_key="ada@example.com")) == [ada.lead_id]
+        assert await listed(where(email_key="Ada@example.com")) == []  # a key is lower-case
+        assert await listed(where(email_key="ada@example")) == []
+        assert await listed(where(source="webinar")) == [ada.lead_id, bob.lead_id]
+        assert await listed(where(source="Webinar")) == [cy.lead_id]
+        assert await listed(where(source="")) == [dee.lead_id]
+        assert await listed(where(source="webin")) == []
+        assert await listed(where(email_key="bob@example.com", source="webinar")) == [bob.lead_id]
+        assert await listed(where(email_key="cy@example.com", source="webinar")) == []
         # Filters combine with the cursor and the limit.
         after_ada = PageCursor(ada.created_at, ada.lead_id)
-        assert await listed(LeadQuery(source="webinar", after=after_ada)) == [bob.lead_id]
-        assert await listed(LeadQuery(limit=1, source="")) == [dee.lead_id]
+        assert await listed(where(after=after_ada, source="webinar")) == [bob.lead_id]
+        assert await listed(where(limit=1, source="")) == [dee.lead_id]
+
+    async def test_list_filters_by_exact_phone(self, storage: Storage) -> None:
+        account = await storage.new_account()
+        ada = a_lead(account, phone="+44 20 7946 0958", created_at=moment(3))
+        bob = a_lead(account, phone="+442079460958", created_at=moment(2))
+        cy = a_lead(account, created_at=moment(1))
+        await add_all(storage, [ada, bob, cy])
+
+        async def listed(query: LeadQuery) -> list[str]:
+            return ids(await storage.leads.list(account, query))
+
+        assert await listed(where(phone="+44 20 7946 0958")) == [ada.lead_id]
+        assert await listed(where(phone="+442079460958")) == [bob.lead_id]  # as typed
+        assert await listed(where(phone="")) == [cy.lead_id]
+        assert await listed(where(phone="7946")) == []
 
     # --- accounts are walls --------------------------------------------------------------
 
@@ -321,8 +343,8 @@ class TestLeadRepositoryContract:
         await add_all(storage, leads)
 
         assert await storage.leads.list(other, LeadQuery(limit=100)) == []
-        assert await storage.leads.list(other, LeadQuery(email="ada@example.com")) == []
-        assert await storage.leads.list(other, LeadQuery(source="webinar")) == []
+        assert await storage.leads.list(other, where(email_key="ada@example.com")) == []
+        assert await storage.leads.list(other, where(source="webinar")) == []
         for lead in leads:
             assert await storage.leads.get(other, lead.lead_id) is None
             assert await storage.leads.delete(other, lead.lead_id) is False

@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 from datetime import datetime
 
-from leadmail.adapters.db.engine import aware
+from leadmail.adapters.db.statements import moment_of
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.domain.templates import Template, TemplateSource
 from tests.contract.support import T0, Storage, is_utc, moment
@@ -52,7 +52,7 @@ async def updated_at(storage: Storage, template_id: str) -> datetime:
     assert storage.database is not None
     t = storage.database.tables.templates
     row = await t.select(t.updated_at).where(t.template_id == template_id).first()
-    moment_: datetime = aware(row["updated_at"])
+    moment_: datetime = moment_of(row["updated_at"])
     return moment_
 
 

@@ -17,7 +17,16 @@ from tests.e2e.conftest import (
 )
 
 LEADS = "/api/v1/leads"
-LEAD_FIELDS = {"lead_id", "name", "email", "source", "note", "created_at", "updated_at"}
+LEAD_FIELDS = {
+    "lead_id",
+    "name",
+    "email",
+    "source",
+    "note",
+    "phone",
+    "created_at",
+    "updated_at",
+}
 
 
 def lead_ids(page: Any) -> list[str]:
@@ -38,6 +47,17 @@ def test_lead_lifecycle(server: LeadmailServer, primary_key: IssuedKey) -> None:
         assert assert_ok(api.get(f"{LEADS}/{lead_id}")) == added
         assert lead_ids(assert_ok(api.get(LEADS, params={"email": email}))) == [lead_id]
         assert lead_id in lead_ids(assert_ok(api.get(LEADS, params={"limit": 100})))
+        assert added["phone"] == ""
+
+        # The phone, as typed: set, found by the exact-match filter, then cleared.
+        phone = f"+44 20 7946 {int.from_bytes(lead_id.encode()) % 10_000:04d}"
+        with_phone = assert_ok(api.put(f"{LEADS}/{lead_id}", json={"phone": phone}))
+        assert with_phone["phone"] == phone
+        assert lead_ids(assert_ok(api.get(LEADS, params={"phone": phone}))) == [lead_id]
+        assert_error(
+            api.put(f"{LEADS}/{lead_id}", json={"phone": "call me"}), 422, "VALIDATION_FAILED"
+        )
+        added = assert_ok(api.put(f"{LEADS}/{lead_id}", json={"phone": ""}))
 
         # Partial update: only the note moves.
         updated = assert_ok(api.put(f"{LEADS}/{lead_id}", json={"note": "enrolled"}))

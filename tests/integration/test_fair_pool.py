@@ -12,7 +12,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from leadmail.adapters.db.engine import Database, FairPool
+from leadmail.adapters.db.database import Database
+from leadmail.adapters.db.pool import FairPool
 
 pytestmark = pytest.mark.postgres
 

@@ -19,9 +19,9 @@ from structlog.testing import capture_logs
 
 from leadmail.adapters.mail import console as console_module
 from leadmail.adapters.mail import http as http_module
-from leadmail.adapters.mail.console import ConsoleMailSender
+from leadmail.adapters.mail.console import ConsoleEmailProvider
 from leadmail.adapters.mail.dialects import dialect_for
-from leadmail.adapters.mail.http import SHARDS, HttpMailSender
+from leadmail.adapters.mail.http import SHARDS, HttpEmailProvider
 from leadmail.domain.delivery import DeliveryError, ProviderRejected, ProviderUnavailable
 from leadmail.domain.email import Mailbox, OutgoingEmail
 from tests.support.standin import PROVIDERS, Provider, ProviderStandin, provider_standin
@@ -51,8 +51,8 @@ def new_sender(
     timeout: float = TIMEOUT,
     api_key: str | None = None,
     client: httpx.AsyncClient | None = None,
-) -> HttpMailSender:
-    return HttpMailSender(
+) -> HttpEmailProvider:
+    return HttpEmailProvider(
         dialect_for(provider, domain=DOMAIN),
         api_key=key_for(provider) if api_key is None else api_key,
         base_url=standin.url,
@@ -74,13 +74,13 @@ def standin(provider: Provider) -> Iterator[ProviderStandin]:
 
 
 @pytest.fixture
-async def sender(provider: Provider, standin: ProviderStandin) -> AsyncIterator[HttpMailSender]:
+async def sender(provider: Provider, standin: ProviderStandin) -> AsyncIterator[HttpEmailProvider]:
     subject = new_sender(provider, standin)
     yield subject
     await subject.close()
 
 
-async def failure_of(sender: HttpMailSender, message_id: str = "msg_1") -> DeliveryError:
+async def failure_of(sender: HttpEmailProvider, message_id: str = "msg_1") -> DeliveryError:
     with pytest.raises(DeliveryError) as caught:
         await sender.send(EMAIL, message_id=message_id)
     return caught.value
@@ -90,7 +90,7 @@ async def failure_of(sender: HttpMailSender, message_id: str = "msg_1") -> Deliv
 
 
 async def test_an_accepted_message_returns_the_providers_id(
-    provider: Provider, standin: ProviderStandin, sender: HttpMailSender
+    provider: Provider, standin: ProviderStandin, sender: HttpEmailProvider
 ) -> None:
     provider_id = await sender.send(EMAIL, message_id="msg_accepted")
 
@@ -115,7 +115,7 @@ async def test_an_accepted_message_returns_the_providers_id(
 async def test_a_2xx_without_the_expected_body_still_counts_as_sent(
     provider: Provider,
     standin: ProviderStandin,
-    sender: HttpMailSender,
+    sender: HttpEmailProvider,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     standin.answer_next(1, status=202 if provider == "sendgrid" else 200, body=b"OK")
@@ -129,7 +129,7 @@ async def test_a_2xx_without_the_expected_body_still_counts_as_sent(
 
 
 async def test_each_send_is_one_attempt_on_a_kept_alive_connection(
-    standin: ProviderStandin, sender: HttpMailSender
+    standin: ProviderStandin, sender: HttpEmailProvider
 ) -> None:
     # Sends go round the sender's SHARDS independent pools: each opens one connection on
     # its first send and keeps reusing it.
@@ -146,7 +146,7 @@ async def test_each_send_is_one_attempt_on_a_kept_alive_connection(
 
 @pytest.mark.parametrize("status", [500, 502, 503])
 async def test_a_server_error_is_unavailable(
-    standin: ProviderStandin, sender: HttpMailSender, status: int
+    standin: ProviderStandin, sender: HttpEmailProvider, status: int
 ) -> None:
     standin.fail_next(1, status=status, message="upstream exploded")
 
@@ -161,7 +161,7 @@ async def test_a_server_error_is_unavailable(
 
 @pytest.mark.parametrize(("header", "seconds"), [("3", 3.0), ("120", 30.0), ("soon", None)])
 async def test_429_is_unavailable_with_the_retry_after_asked_for_capped_at_30_s(
-    standin: ProviderStandin, sender: HttpMailSender, header: str, seconds: float | None
+    standin: ProviderStandin, sender: HttpEmailProvider, header: str, seconds: float | None
 ) -> None:
     standin.fail_next(1, status=429, retry_after=header)
 
@@ -198,7 +198,7 @@ async def test_no_answer_within_the_timeout_is_unavailable_after_about_the_timeo
 
 
 async def test_a_connection_cut_without_an_answer_is_unavailable(
-    standin: ProviderStandin, sender: HttpMailSender
+    standin: ProviderStandin, sender: HttpEmailProvider
 ) -> None:
     standin.drop_next(1)
 
@@ -216,7 +216,7 @@ async def test_nobody_listening_is_unavailable(provider: Provider) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     # Nothing listens on the port now: the connection is refused.
-    sender = HttpMailSender(
+    sender = HttpEmailProvider(
         dialect_for(provider, domain=DOMAIN),
         api_key=key_for(provider),
         base_url=f"http://127.0.0.1:{port}",
@@ -236,7 +236,7 @@ async def test_nobody_listening_is_unavailable(provider: Provider) -> None:
 
 @pytest.mark.parametrize("status", [400, 401, 403, 422])
 async def test_a_refusal_carries_the_providers_own_words(
-    standin: ProviderStandin, sender: HttpMailSender, status: int
+    standin: ProviderStandin, sender: HttpEmailProvider, status: int
 ) -> None:
     standin.fail_next(1, status=status, message="The domain school.example is not verified.")
 
@@ -265,7 +265,7 @@ async def test_a_wrong_key_is_refused_and_not_repeated_back(
 
 
 async def test_a_long_error_text_is_cut_to_500_characters(
-    standin: ProviderStandin, sender: HttpMailSender
+    standin: ProviderStandin, sender: HttpEmailProvider
 ) -> None:
     standin.fail_next(1, status=400, message="Invalid: " + "x" * 5000)
 
@@ -277,7 +277,7 @@ async def test_a_long_error_text_is_cut_to_500_characters(
 
 
 async def test_a_redirect_is_refused_and_never_followed(
-    provider: Provider, standin: ProviderStandin, sender: HttpMailSender
+    provider: Provider, standin: ProviderStandin, sender: HttpEmailProvider
 ) -> None:
     standin.redirect_next(1, location=f"{standin.url}/elsewhere")
 
@@ -320,7 +320,7 @@ def _resend_error(status: int, name: str) -> bytes:
 
 
 async def test_the_key_appears_in_no_exception_whatever_happens(
-    provider: Provider, standin: ProviderStandin, sender: HttpMailSender
+    provider: Provider, standin: ProviderStandin, sender: HttpEmailProvider
 ) -> None:
     key = key_for(provider)
     secret_parts = {key, SECRET}
@@ -389,7 +389,7 @@ async def test_a_client_given_is_shared_and_left_open() -> None:
 async def test_the_console_sender_logs_the_message_but_not_its_body(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    sender = ConsoleMailSender()
+    sender = ConsoleEmailProvider()
     html = "<p>Secret discount code: LEADS-4242</p>"
     email = OutgoingEmail(EMAIL.sender, EMAIL.to, "Your code", html)
 
@@ -398,7 +398,7 @@ async def test_the_console_sender_logs_the_message_but_not_its_body(
         provider_id = await sender.send(email, message_id="msg_console")
     await sender.close()
 
-    assert sender.provider == "console"
+    assert sender.name == "console"
     assert provider_id == "console-msg_console"
     assert logs == [
         {

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from leadmail.adapters.db.engine import Database
+from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.key_cache import CachedApiKeyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.domain.keys import ApiKey, mint_key

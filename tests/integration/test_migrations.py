@@ -4,6 +4,7 @@ Postgres database."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -12,10 +13,13 @@ from typing import NamedTuple
 import asyncpg
 import pytest
 
-from leadmail.adapters.db.engine import Database, is_unique_violation, sqlite_path
+from leadmail.adapters.db.connect import sqlite_path
+from leadmail.adapters.db.database import Database
+from leadmail.adapters.db.errors import is_unique_violation
+from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
-from leadmail.adapters.db.messages import PiccoloEmailLog, PiccoloIdempotencyStore
+from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import applied_migrations, migrate, rollback_all
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_22t00_59_20_088300_initial as initial,
@@ -28,6 +32,12 @@ from leadmail.adapters.db.migrations import (
 )
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_22t01_28_00_000000_mail_indexes as mail_indexes,
+)
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_24t07_53_01_537882_messages_and_phone as messages_and_phone,
+)
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_24t07_54_00_000000_messages_and_phone_indexes as messages_and_phone_indexes,
 )
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.leads import LeadQuery
@@ -44,10 +54,14 @@ from tests.contract.support import (
 from tests.postgres import fresh_database
 
 LEAD_MIGRATIONS = sorted([initial.ID, lead_indexes.ID])
-MAIL_MIGRATIONS = sorted([mail_tables.ID, mail_indexes.ID])
+# From the mail tables on: the email log and what came after it.
+MAIL_MIGRATIONS = sorted(
+    [mail_tables.ID, mail_indexes.ID, messages_and_phone.ID, messages_and_phone_indexes.ID]
+)
+RENAME_MIGRATIONS = sorted([messages_and_phone.ID, messages_and_phone_indexes.ID])
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
 LEAD_TABLES = {"accounts", "api_keys", "leads"}
-MAIL_TABLES = {"templates", "email_messages", "idempotency_keys"}
+MAIL_TABLES = {"templates", "messages", "idempotency_keys"}
 OUR_TABLES = LEAD_TABLES | MAIL_TABLES
 LEAD_COLUMNS = {
     "lead_id",
@@ -57,13 +71,14 @@ LEAD_COLUMNS = {
     "email_key",
     "source",
     "note",
+    "phone",
     "created_at",
     "updated_at",
 }
 COLUMNS = {
     "leads": LEAD_COLUMNS,
     "templates": {"template_id", "name", "subject", "body", "created_at", "updated_at"},
-    "email_messages": {
+    "messages": {
         "message_id",
         "account_id",
         "sender",
@@ -93,9 +108,11 @@ COLUMNS = {
 UNIQUE_EMAIL_INDEX = "leads_account_email_key"
 LISTING_INDEX = "leads_account_listing"
 UNIQUE_CLAIM_INDEX = "idempotency_keys_account_key"
-MESSAGES_INDEX = "email_messages_account_created"
+MESSAGES_INDEX = "messages_account_created"
+OLD_MESSAGES_INDEX = "email_messages_account_created"  # before the table was renamed
+PHONE_INDEX = "leads_account_phone"
 LEAD_INDEXES = {UNIQUE_EMAIL_INDEX, LISTING_INDEX}
-MAIL_INDEXES = {UNIQUE_CLAIM_INDEX, MESSAGES_INDEX}
+MAIL_INDEXES = {UNIQUE_CLAIM_INDEX, MESSAGES_INDEX, OLD_MESSAGES_INDEX, PHONE_INDEX}
 
 
 @dataclass(frozen=True)
@@ -204,8 +221,12 @@ def assert_migrated(schema: Schema) -> None:
     assert "(account_id, key)" in claims
     messages = schema.index(MESSAGES_INDEX)
     assert "UNIQUE" not in messages.upper()
-    assert "email_messages" in messages
+    assert " messages" in messages
     assert "(account_id, created_at)" in messages
+    assert OLD_MESSAGES_INDEX not in schema.indexes
+    phone = schema.index(PHONE_INDEX)
+    assert "(account_id, phone)" in phone
+    assert "WHERE" in phone.upper()  # only the leads that have one
 
 
 def assert_rolled_back(schema: Schema) -> None:
@@ -237,7 +258,7 @@ async def assert_mail_usable(database: Database, account_id: str) -> None:
     await templates.sync([source], T0)
     assert [t.template_id for t in await templates.list()] == ["welcome"]
 
-    log = PiccoloEmailLog(database)
+    log = PiccoloMessageRepository(database)
     message = a_message(account_id, template_id="welcome")
     await log.add([message])
     assert await log.get(account_id, message.message_id) == message
@@ -298,6 +319,39 @@ class TestMigrations:
         assert await migrate(empty.database) == MAIL_MIGRATIONS
         assert_migrated(await empty.schema())
         await assert_usable(empty.database)
+
+    async def test_undoing_the_rename_keeps_every_message_and_lead(
+        self, empty: EmptyDatabase
+    ) -> None:
+        await migrate(empty.database)
+        keys, leads = PiccoloApiKeyStore(empty.database), PiccoloLeadRepository(empty.database)
+        key = await keys.create_key(
+            account_name=unique_account_name(),
+            label="rename",
+            digest=unique_digest(),
+            prefix="lm_rename",
+            now=T0,
+        )
+        lead = await leads.add(a_lead(key.account_id, phone="+44 20 7946 0958"))
+        message = a_message(key.account_id)
+        await PiccoloMessageRepository(empty.database).add([message])
+
+        await rollback_all(empty.database, down_to=RENAME_MIGRATIONS[0])
+
+        schema = await empty.schema()
+        assert "email_messages" in schema.tables
+        assert "messages" not in schema.tables
+        assert OLD_MESSAGES_INDEX in schema.indexes
+        assert not schema.indexes.keys() & {MESSAGES_INDEX, PHONE_INDEX}
+        assert "phone" not in schema.columns["leads"]
+
+        assert await migrate(empty.database) == RENAME_MIGRATIONS
+        assert_migrated(await empty.schema())
+        stored = await PiccoloMessageRepository(empty.database).get(
+            key.account_id, message.message_id
+        )
+        assert stored == message
+        assert await leads.get(key.account_id, lead.lead_id) == dataclasses.replace(lead, phone="")
 
 
 @pytest.mark.postgres

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import pytest
 
-from leadmail.adapters.db.engine import Database
+from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.migrate import migrate

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from leadmail.adapters.db.engine import Database
+from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.migrate import applied_migrations, migrate

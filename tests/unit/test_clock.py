@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leadmail.domain.clock import to_iso, utc_now
+from leadmail.adapters.http.timestamps import to_iso
+from leadmail.domain.clock import utc_now
 
 
 def test_now_is_utc_whole_milliseconds_and_now() -> None:

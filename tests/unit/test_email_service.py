@@ -1,4 +1,4 @@
-"""EmailService on the memory adapters: recording before sending, retries within a
+"""The send use cases on the memory adapters: recording before sending, retries within a
 deadline, idempotency, and the 502/503 split."""
 
 from __future__ import annotations
@@ -9,21 +9,24 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from leadmail.adapters.memory.mail import RecordingMailSender
-from leadmail.adapters.memory.messages import MemoryEmailLog, MemoryIdempotencyStore
+from leadmail.adapters.catalog.files import FileTemplateCatalog
+from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
+from leadmail.adapters.memory.mail import RecordingEmailProvider
+from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable, RetryPolicy
 from leadmail.domain.email import MessageStatus, OutgoingEmail, SenderNotAllowed, SenderPolicy
 from leadmail.domain.errors import MessageNotFound, TemplateNotFound, ValidationFailed
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.templates import TemplateSource
-from leadmail.services.email import (
-    DeliveryRejected,
-    DeliveryUnavailable,
-    EmailService,
-    PlainEmailRequest,
-    TemplateEmailRequest,
-)
+from leadmail.services.addressing import Addressing, PlainEmailRequest, TemplateEmailRequest
+from leadmail.services.delivery import Delivery, DeliverySettings
+from leadmail.services.messages import MessageService
+from leadmail.services.outbox import Outbox
+from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
+from leadmail.services.send_email import SendEmail
+from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.templates import TemplateService
 
 ACCOUNT = "acc_one"
 OTHER = "acc_two"
@@ -58,9 +61,11 @@ class Time:
 
 @dataclass
 class Rig:
-    service: EmailService
-    sender: RecordingMailSender
-    log: MemoryEmailLog
+    send: SendEmail
+    send_template: SendTemplateEmail
+    messages: MessageService
+    sender: RecordingEmailProvider
+    log: MemoryMessageRepository
     time: Time
 
 
@@ -69,26 +74,33 @@ async def make_rig(
     default_from: str = "",
     allowed: frozenset[str] = frozenset(),
     policy: RetryPolicy | None = None,
-    sender: RecordingMailSender | None = None,
+    sender: RecordingEmailProvider | None = None,
 ) -> Rig:
     time = Time()
     templates = MemoryTemplateRepository()
     await templates.sync([WELCOME], T0)
-    log = MemoryEmailLog()
-    recording = sender if sender is not None else RecordingMailSender("test")
-    service = EmailService(
-        sender=recording,
-        log=log,
-        templates=templates,
-        claims=MemoryIdempotencyStore(),
-        policy=policy if policy is not None else RetryPolicy(max_attempts=4, deadline=20.0),
-        sender_policy=SenderPolicy(allowed),
-        default_from=default_from,
+    log = MemoryMessageRepository()
+    recording = sender if sender is not None else RecordingEmailProvider("test")
+    claims = MemoryIdempotencyStore()
+    delivery = Delivery(
+        recording,
+        DeliverySettings(
+            retry=policy if policy is not None else RetryPolicy(max_attempts=4, deadline=20.0)
+        ),
         clock=time.wall,
-        sleep=time.sleep,
-        monotonic=time.monotonic,
+        timer=time,
     )
-    return Rig(service, recording, log, time)
+    outbox = Outbox(log, claims, delivery, clock=time.wall)
+    addressing = Addressing(SenderPolicy(allowed), default_from)
+    service = TemplateService(FileTemplateCatalog(None), templates, clock=time.wall)
+    return Rig(
+        SendEmail(addressing, outbox),
+        SendTemplateEmail(addressing, service, outbox),
+        MessageService(log),
+        recording,
+        log,
+        time,
+    )
 
 
 def plain(
@@ -111,7 +123,7 @@ def welcome(to: str | list[str]) -> TemplateEmailRequest:
 
 async def test_a_plain_send_is_recorded_then_sent_once() -> None:
     rig = await make_rig()
-    result = await rig.service.send(ACCOUNT, plain())
+    result = await rig.send(ACCOUNT, plain())
 
     [message] = result.messages
     assert message.status is MessageStatus.SENT
@@ -126,7 +138,7 @@ async def test_a_plain_send_is_recorded_then_sent_once() -> None:
 async def test_the_message_is_in_the_log_before_the_provider_is_called() -> None:
     seen: list[MessageStatus | None] = []
 
-    class Peeking(RecordingMailSender):
+    class Peeking(RecordingEmailProvider):
         async def send(self, email: OutgoingEmail, *, message_id: str) -> str | None:
             record = await log.get(ACCOUNT, message_id)
             seen.append(None if record is None else record.status)
@@ -134,13 +146,13 @@ async def test_the_message_is_in_the_log_before_the_provider_is_called() -> None
 
     rig = await make_rig(sender=Peeking("test"))
     log = rig.log
-    await rig.service.send(ACCOUNT, plain())
+    await rig.send(ACCOUNT, plain())
     assert seen == [MessageStatus.PENDING]
 
 
 async def test_several_addresses_make_one_message() -> None:
     rig = await make_rig()
-    result = await rig.service.send(ACCOUNT, plain(to=["a@example.com", "B <b@example.com>"]))
+    result = await rig.send(ACCOUNT, plain(to=["a@example.com", "B <b@example.com>"]))
 
     assert len(result.messages) == 1
     assert [box.address for box in rig.sender.delivered[0].email.to] == [
@@ -152,7 +164,7 @@ async def test_several_addresses_make_one_message() -> None:
 async def test_every_invalid_field_is_named_and_nothing_is_recorded() -> None:
     rig = await make_rig()
     with pytest.raises(ValidationFailed) as caught:
-        await rig.service.send(
+        await rig.send(
             ACCOUNT, PlainEmailRequest(to=["ok@example.com", "nope"], subject="a\nb", html=" ")
         )
     fields = {e.field for e in caught.value.errors}
@@ -162,14 +174,14 @@ async def test_every_invalid_field_is_named_and_nothing_is_recorded() -> None:
 
 async def test_from_defaults_to_the_configured_sender() -> None:
     rig = await make_rig(default_from="Academy <hello@academy.example.com>")
-    result = await rig.service.send(ACCOUNT, plain(sender=None))
+    result = await rig.send(ACCOUNT, plain(sender=None))
     assert result.messages[0].sender == '"Academy" <hello@academy.example.com>'
 
 
 async def test_no_from_and_no_default_is_refused() -> None:
     rig = await make_rig()
     with pytest.raises(ValidationFailed) as caught:
-        await rig.service.send(ACCOUNT, plain(sender=None))
+        await rig.send(ACCOUNT, plain(sender=None))
     assert [e.field for e in caught.value.errors] == ["from"]
     assert rig.sender.attempts == 0
 
@@ -177,9 +189,9 @@ async def test_no_from_and_no_default_is_refused() -> None:
 async def test_a_sender_domain_outside_the_allowed_list_is_refused() -> None:
     rig = await make_rig(allowed=frozenset({"academy.example.com"}))
     with pytest.raises(SenderNotAllowed):
-        await rig.service.send(ACCOUNT, plain(sender="x@elsewhere.example.com"))
+        await rig.send(ACCOUNT, plain(sender="x@elsewhere.example.com"))
     assert rig.sender.attempts == 0
-    ok = await rig.service.send(ACCOUNT, plain(sender="x@Academy.Example.COM"))
+    ok = await rig.send(ACCOUNT, plain(sender="x@Academy.Example.COM"))
     assert ok.messages[0].status is MessageStatus.SENT
 
 
@@ -188,7 +200,7 @@ async def test_a_sender_domain_outside_the_allowed_list_is_refused() -> None:
 
 async def test_a_template_send_makes_one_message_per_recipient() -> None:
     rig = await make_rig()
-    result = await rig.service.send_template(
+    result = await rig.send_template(
         ACCOUNT, welcome(["a@example.com", "b@example.com", "c@example.com"])
     )
 
@@ -209,7 +221,7 @@ async def test_a_template_send_makes_one_message_per_recipient() -> None:
 async def test_missing_variables_are_all_named_and_nothing_is_sent() -> None:
     rig = await make_rig()
     with pytest.raises(ValidationFailed) as caught:
-        await rig.service.send_template(
+        await rig.send_template(
             ACCOUNT,
             TemplateEmailRequest(to="a@example.com", template_id="welcome", sender=SENDER),
         )
@@ -220,7 +232,7 @@ async def test_missing_variables_are_all_named_and_nothing_is_sent() -> None:
 async def test_an_unknown_template_sends_nothing() -> None:
     rig = await make_rig()
     with pytest.raises(TemplateNotFound):
-        await rig.service.send_template(
+        await rig.send_template(
             ACCOUNT, TemplateEmailRequest(to="a@example.com", template_id="nope", sender=SENDER)
         )
     assert rig.sender.attempts == 0
@@ -233,7 +245,7 @@ async def test_transient_failures_are_retried_with_backoff() -> None:
     rig = await make_rig()
     rig.sender.fail_next(ProviderUnavailable("503"), times=2)
 
-    result = await rig.service.send(ACCOUNT, plain())
+    result = await rig.send(ACCOUNT, plain())
 
     assert result.messages[0].status is MessageStatus.SENT
     assert result.messages[0].attempts == 3
@@ -244,7 +256,7 @@ async def test_transient_failures_are_retried_with_backoff() -> None:
 async def test_retry_after_is_honoured() -> None:
     rig = await make_rig()
     rig.sender.fail_next(ProviderUnavailable("429", retry_after=3.0))
-    await rig.service.send(ACCOUNT, plain())
+    await rig.send(ACCOUNT, plain())
     assert rig.time.slept
     assert rig.time.slept[0] >= 3.0
 
@@ -254,7 +266,7 @@ async def test_exhausted_retries_are_503_with_the_outcome_recorded() -> None:
     rig.sender.fail_next(ProviderUnavailable("boom"), times=10)
 
     with pytest.raises(DeliveryUnavailable) as caught:
-        await rig.service.send(ACCOUNT, plain())
+        await rig.send(ACCOUNT, plain())
 
     [message] = caught.value.result.messages
     assert message.status is MessageStatus.FAILED
@@ -268,7 +280,7 @@ async def test_a_rejection_is_not_retried_and_is_502() -> None:
     rig.sender.fail_next(ProviderRejected(422, "Invalid 'To' address"))
 
     with pytest.raises(DeliveryRejected) as caught:
-        await rig.service.send(ACCOUNT, plain())
+        await rig.send(ACCOUNT, plain())
 
     assert rig.sender.attempts == 1
     assert "Invalid 'To' address" in caught.value.message
@@ -280,7 +292,7 @@ async def test_the_deadline_bounds_all_attempts() -> None:
     rig.sender.fail_next(ProviderUnavailable("slow down", retry_after=30.0), times=10)
 
     with pytest.raises(DeliveryUnavailable):
-        await rig.service.send(ACCOUNT, plain())
+        await rig.send(ACCOUNT, plain())
 
     assert rig.sender.attempts == 1  # waiting 30 s would overrun the 5 s deadline
     assert sum(rig.time.slept) <= 5.0
@@ -291,8 +303,8 @@ async def test_the_deadline_bounds_all_attempts() -> None:
 
 async def test_the_same_key_and_body_replays_without_sending_again() -> None:
     rig = await make_rig()
-    first = await rig.service.send(ACCOUNT, plain(), idempotency_key="k-1")
-    again = await rig.service.send(ACCOUNT, plain(), idempotency_key="k-1")
+    first = await rig.send(ACCOUNT, plain(), idempotency_key="k-1")
+    again = await rig.send(ACCOUNT, plain(), idempotency_key="k-1")
 
     assert again.replayed
     assert not first.replayed
@@ -302,16 +314,16 @@ async def test_the_same_key_and_body_replays_without_sending_again() -> None:
 
 async def test_the_same_key_with_another_body_is_a_conflict() -> None:
     rig = await make_rig()
-    await rig.service.send(ACCOUNT, plain(), idempotency_key="k-1")
+    await rig.send(ACCOUNT, plain(), idempotency_key="k-1")
     with pytest.raises(IdempotencyKeyReused):
-        await rig.service.send(ACCOUNT, plain(to="other@example.com"), idempotency_key="k-1")
+        await rig.send(ACCOUNT, plain(to="other@example.com"), idempotency_key="k-1")
     assert rig.sender.attempts == 1
 
 
 async def test_keys_are_scoped_per_account() -> None:
     rig = await make_rig()
-    await rig.service.send(ACCOUNT, plain(), idempotency_key="k-1")
-    other = await rig.service.send(OTHER, plain(), idempotency_key="k-1")
+    await rig.send(ACCOUNT, plain(), idempotency_key="k-1")
+    other = await rig.send(OTHER, plain(), idempotency_key="k-1")
     assert not other.replayed
     assert rig.sender.attempts == 2
 
@@ -320,17 +332,17 @@ async def test_a_key_still_running_is_a_conflict() -> None:
     started = asyncio.Event()
     release = asyncio.Event()
 
-    class Slow(RecordingMailSender):
+    class Slow(RecordingEmailProvider):
         async def send(self, email: OutgoingEmail, *, message_id: str) -> str | None:
             started.set()
             await release.wait()
             return await super().send(email, message_id=message_id)
 
     rig = await make_rig(sender=Slow("test"))
-    first = asyncio.create_task(rig.service.send(ACCOUNT, plain(), idempotency_key="k-1"))
+    first = asyncio.create_task(rig.send(ACCOUNT, plain(), idempotency_key="k-1"))
     await asyncio.wait_for(started.wait(), timeout=5)
     with pytest.raises(IdempotencyInProgress):
-        await rig.service.send(ACCOUNT, plain(), idempotency_key="k-1")
+        await rig.send(ACCOUNT, plain(), idempotency_key="k-1")
     release.set()
     assert (await first).messages[0].status is MessageStatus.SENT
     assert rig.sender.attempts == 1
@@ -342,13 +354,13 @@ async def test_a_retry_after_partial_failure_sends_only_what_failed() -> None:
     request = welcome(["a@example.com", "b@example.com", "c@example.com"])
 
     with pytest.raises(DeliveryUnavailable) as caught:
-        await rig.service.send_template(ACCOUNT, request, idempotency_key="batch-7")
+        await rig.send_template(ACCOUNT, request, idempotency_key="batch-7")
     statuses = [m.status for m in caught.value.result.messages]
     assert statuses == [MessageStatus.SENT, MessageStatus.FAILED, MessageStatus.SENT]
     assert len(rig.sender.delivered) == 2
 
     rig.sender.fail_for("b@example.com", None)
-    result = await rig.service.send_template(ACCOUNT, request, idempotency_key="batch-7")
+    result = await rig.send_template(ACCOUNT, request, idempotency_key="batch-7")
 
     assert [m.status for m in result.messages] == [MessageStatus.SENT] * 3
     assert [m.message_id for m in result.messages] == [
@@ -360,7 +372,7 @@ async def test_a_retry_after_partial_failure_sends_only_what_failed() -> None:
         "b@example.com",
     ]
     assert result.messages[1].attempts == 3  # two the first time, one now
-    replay = await rig.service.send_template(ACCOUNT, request, idempotency_key="batch-7")
+    replay = await rig.send_template(ACCOUNT, request, idempotency_key="batch-7")
     assert replay.replayed
     assert len(rig.sender.delivered) == 3
 
@@ -368,15 +380,15 @@ async def test_a_retry_after_partial_failure_sends_only_what_failed() -> None:
 async def test_an_overlong_idempotency_key_is_refused() -> None:
     rig = await make_rig()
     with pytest.raises(ValidationFailed) as caught:
-        await rig.service.send(ACCOUNT, plain(), idempotency_key="k" * 257)
+        await rig.send(ACCOUNT, plain(), idempotency_key="k" * 257)
     assert [e.field for e in caught.value.errors] == ["Idempotency-Key"]
     assert rig.sender.attempts == 0
 
 
 async def test_messages_are_visible_to_their_account_only() -> None:
     rig = await make_rig()
-    result = await rig.service.send(ACCOUNT, plain())
+    result = await rig.send(ACCOUNT, plain())
     message_id = result.messages[0].message_id
-    assert (await rig.service.get_message(ACCOUNT, message_id)).message_id == message_id
+    assert (await rig.messages.get(ACCOUNT, message_id)).message_id == message_id
     with pytest.raises(MessageNotFound):
-        await rig.service.get_message(OTHER, message_id)
+        await rig.messages.get(OTHER, message_id)

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from leadmail.adapters.db.engine import FifoGate
+from leadmail.adapters.db.pool import FifoGate
 
 
 async def enter_now(gate: FifoGate) -> bool:

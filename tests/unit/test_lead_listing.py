@@ -75,9 +75,7 @@ def lead_at(n: int, moment: datetime) -> Lead:
 
 
 def test_query_defaults() -> None:
-    assert LeadQuery.parse() == LeadQuery(
-        limit=DEFAULT_PAGE_SIZE, after=None, email=None, source=None
-    )
+    assert LeadQuery.parse() == LeadQuery(limit=DEFAULT_PAGE_SIZE, after=None, equals=())
 
 
 @pytest.mark.parametrize("limit", [1, 2, 50, MAX_PAGE_SIZE])
@@ -97,16 +95,24 @@ def test_limit_out_of_bounds_is_refused(limit: int) -> None:
     "email", ["ada@example.com", "ADA@EXAMPLE.COM", "  Ada@Example.com ", "ada@Example.COM"]
 )
 def test_email_filter_becomes_the_email_key(email: str) -> None:
-    assert LeadQuery.parse(email=email).email == "ada@example.com"
+    assert LeadQuery.parse(email=email).equals == (("email_key", "ada@example.com"),)
 
 
 def test_invalid_email_filter_is_not_an_error() -> None:
     # It matches nothing stored, which is the honest answer to "leads with this email".
-    assert LeadQuery.parse(email="  Not An Email ").email == "not an email"
+    assert LeadQuery.parse(email="  Not An Email ").equals == (("email_key", "not an email"),)
 
 
 def test_source_filter_is_kept() -> None:
-    assert LeadQuery.parse(source="webinar").source == "webinar"
+    assert LeadQuery.parse(source="webinar").equals == (("source", "webinar"),)
+
+
+def test_phone_filter_is_kept_as_typed_but_trimmed() -> None:
+    assert LeadQuery.parse(phone=" +44 20 7946 0958 ").equals == (("phone", "+44 20 7946 0958"),)
+
+
+def test_no_filter_given_is_no_filter() -> None:
+    assert LeadQuery.parse(email=None, source=None, phone=None).equals == ()
 
 
 def test_cursor_is_decoded() -> None:

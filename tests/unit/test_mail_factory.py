@@ -1,22 +1,22 @@
-"""mail_sender_from: the sender Settings ask for, built without any I/O."""
+"""email_provider_from: the sender Settings ask for, built without any I/O."""
 
 from __future__ import annotations
 
 import pytest
 
-from leadmail.adapters.mail.console import ConsoleMailSender
-from leadmail.adapters.mail.factory import mail_sender_from
-from leadmail.adapters.mail.http import HttpMailSender
+from leadmail.adapters.mail.console import ConsoleEmailProvider
+from leadmail.adapters.mail.factory import email_provider_from
+from leadmail.adapters.mail.http import HttpEmailProvider
 from leadmail.config import EmailProvider, Settings
 
 KEY = "sk-test-abcdef0123456789"
 
 
 async def test_console_is_the_default() -> None:
-    sender = mail_sender_from(Settings())
+    sender = email_provider_from(Settings())
 
-    assert isinstance(sender, ConsoleMailSender)
-    assert sender.provider == "console"
+    assert isinstance(sender, ConsoleEmailProvider)
+    assert sender.name == "console"
     await sender.close()
 
 
@@ -40,10 +40,10 @@ async def test_each_http_provider_gets_its_dialect_and_public_api(
         email_timeout=2.5,
     )
 
-    sender = mail_sender_from(settings)
+    sender = email_provider_from(settings)
 
-    assert isinstance(sender, HttpMailSender)
-    assert sender.provider == provider
+    assert isinstance(sender, HttpEmailProvider)
+    assert sender.name == provider
     assert sender.base_url == public_api
     assert sender.timeout == 2.5
     assert KEY not in repr(sender)
@@ -60,9 +60,9 @@ async def test_a_base_url_from_the_environment_wins() -> None:
         }
     )
 
-    sender = mail_sender_from(settings)
+    sender = email_provider_from(settings)
 
-    assert isinstance(sender, HttpMailSender)
+    assert isinstance(sender, HttpEmailProvider)
     assert sender.base_url == "https://api.eu.mailgun.net"
     await sender.close()
 
@@ -72,10 +72,10 @@ async def test_credentials_in_the_base_url_stay_out_of_the_repr() -> None:
         email_provider="mailpit", email_base_url="http://ops:hunter2@mailpit.internal:8025"
     )
 
-    sender = mail_sender_from(settings)
+    sender = email_provider_from(settings)
 
     assert repr(sender) == (
-        "HttpMailSender(provider='mailpit', base_url='http://mailpit.internal:8025')"
+        "HttpEmailProvider(name='mailpit', base_url='http://mailpit.internal:8025')"
     )
     await sender.close()
 
@@ -97,6 +97,6 @@ def test_settings_a_provider_cannot_work_with_are_refused(
     settings: Settings, complaint: str
 ) -> None:
     with pytest.raises(ValueError, match=complaint) as caught:
-        mail_sender_from(settings)
+        email_provider_from(settings)
 
     assert KEY not in str(caught.value)

@@ -15,6 +15,7 @@ from leadmail.domain.errors import DomainError, FieldError, ValidationFailed
 MAX_RECIPIENTS = 50
 MAX_SUBJECT = 998  # RFC 5322 line length limit
 MAX_DISPLAY_NAME = 200
+MAX_LAST_ERROR = 1000  # a message's last_error is cut to this length
 _NAMED = re.compile(r"^\s*(?P<name>[^<>]*?)\s*<(?P<addr>[^<>]+)>\s*$")
 # C0 and C1 controls, DEL, and the Unicode line and paragraph separators: anything a mail
 # library might take for a line break.
@@ -142,8 +143,9 @@ def new_message_id() -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class MessageRecord:
-    """The email log's entry for one message, written before the provider is called."""
+class Message:
+    """One email the service was asked to send (to every address in ``to``) and what
+    became of it: the email log's entry, written before the provider is called."""
 
     message_id: str
     account_id: str

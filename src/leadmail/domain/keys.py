@@ -47,7 +47,7 @@ class ApiKey:
         return self.revoked_at is None
 
 
-@dataclass(slots=True)  # made per request: not frozen, as Lead (see domain/leads.py)
+@dataclass(frozen=True, slots=True)
 class Principal:
     """Who is calling: the account every lead and message of the request belongs to."""
 

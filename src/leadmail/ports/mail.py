@@ -5,7 +5,7 @@ from typing import Protocol
 from leadmail.domain.email import OutgoingEmail
 
 
-class MailSender(Protocol):
+class EmailProvider(Protocol):
     """Hands one message to an email provider, in one attempt (retries are the caller's).
 
     Returns the provider's id for the message (None if the provider gives none). Raises
@@ -15,7 +15,7 @@ class MailSender(Protocol):
     """
 
     @property
-    def provider(self) -> str:
+    def name(self) -> str:
         """The provider's name as configured: resend, postmark, console, ..."""
         ...
 

@@ -1,52 +1,27 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Protocol
 
-from leadmail.domain.email import MessageRecord
-from leadmail.domain.idempotency import Claim
+from leadmail.domain.email import Message
 
 
-class EmailLog(Protocol):
-    """Every message the service was asked to send, and what became of it.
+class MessageRepository(Protocol):
+    """Every message the service was asked to send, and what became of it: the email log.
 
     Written before the provider is called, so nothing is sent unrecorded. Raises
     StorageUnavailable."""
 
-    async def add(self, records: Sequence[MessageRecord]) -> None:
-        """Store new records (status pending), all or none."""
+    async def add(self, messages: Sequence[Message]) -> None:
+        """Store new messages (status pending), all or none."""
         ...
 
-    async def update(self, records: Sequence[MessageRecord]) -> None:
+    async def update(self, messages: Sequence[Message]) -> None:
         """Store the new status, attempts, provider id, last error and updated_at."""
         ...
 
-    async def get(self, account_id: str, message_id: str) -> MessageRecord | None: ...
+    async def get(self, account_id: str, message_id: str) -> Message | None: ...
 
-    async def get_many(self, account_id: str, message_ids: Sequence[str]) -> list[MessageRecord]:
-        """The records of this account among ``message_ids``, in the order asked."""
-        ...
-
-
-class IdempotencyStore(Protocol):
-    """Claims on idempotency keys, per account. Raises StorageUnavailable."""
-
-    async def claim(self, claim: Claim) -> Claim:
-        """Store ``claim`` unless the account already holds an unexpired claim on the key.
-        Returns the claim now stored: ``claim`` itself (same token) if it won, else the
-        existing one. An expired claim (older than 24 h) is replaced."""
-        ...
-
-    async def reclaim(self, existing: Claim, token: str, now: datetime) -> Claim | None:
-        """Set ``existing`` back to running under a new token, only if it has not changed
-        since it was read (its token is still the same). None if another got there first."""
-        ...
-
-    async def attach(self, claim: Claim, message_ids: Sequence[str], now: datetime) -> None:
-        """Record which messages the claimed request made."""
-        ...
-
-    async def finish(self, claim: Claim, now: datetime) -> None:
-        """Mark the claimed request finished."""
+    async def get_many(self, account_id: str, message_ids: Sequence[str]) -> list[Message]:
+        """The messages of this account among ``message_ids``, in the order asked."""
         ...

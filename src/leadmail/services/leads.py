@@ -26,17 +26,7 @@ class LeadService:
 
     async def add(self, account_id: str, fields: LeadFields) -> Lead:
         """Raises DuplicateLead if the email is already in the account."""
-        now = self._clock()
-        lead = Lead(
-            lead_id=new_lead_id(),
-            account_id=account_id,
-            name=fields.name,
-            email=fields.email,
-            source=fields.source,
-            note=fields.note,
-            created_at=now,
-            updated_at=now,
-        )
+        lead = Lead.new(new_lead_id(), account_id, fields, self._clock())
         return await self._repository.add(lead)
 
     async def get(self, account_id: str, lead_id: str) -> Lead:

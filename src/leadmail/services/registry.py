@@ -2,9 +2,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from leadmail.services.email import EmailService, TemplateService
 from leadmail.services.keys import ApiKeyService
 from leadmail.services.leads import LeadService
+from leadmail.services.messages import MessageService
+from leadmail.services.send_email import SendEmail
+from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.templates import TemplateService
 
 
 @dataclass(frozen=True, slots=True)
@@ -13,5 +16,7 @@ class Services:
 
     leads: LeadService
     keys: ApiKeyService
-    email: EmailService
     templates: TemplateService
+    messages: MessageService
+    send_email: SendEmail
+    send_template_email: SendTemplateEmail

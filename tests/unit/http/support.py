@@ -14,7 +14,7 @@ import httpx
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from leadmail.adapters.memory.mail import RecordingMailSender
+from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.bootstrap import Adapters, create_app, wire
 from leadmail.config import Settings
 from leadmail.domain.leads import Lead, new_lead_id
@@ -23,7 +23,16 @@ from leadmail.services.registry import Services
 
 LEADS = "/api/v1/leads"
 ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
-LEAD_FIELDS = {"lead_id", "name", "email", "source", "note", "created_at", "updated_at"}
+LEAD_FIELDS = {
+    "lead_id",
+    "name",
+    "email",
+    "source",
+    "note",
+    "phone",
+    "created_at",
+    "updated_at",
+}
 SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 # Far enough in the past that anything the service stamps "now" is later.
 EPOCH = datetime(2020, 1, 1, 12, 0, tzinfo=UTC)
@@ -197,10 +206,10 @@ WELCOME_VARIABLES = {
 }
 
 
-def recorder(api: Api) -> RecordingMailSender:
-    """The app's mail sender: the memory adapters' RecordingMailSender."""
-    sender = api.adapters.mail
-    assert isinstance(sender, RecordingMailSender)
+def recorder(api: Api) -> RecordingEmailProvider:
+    """The app's mail sender: the memory adapters' RecordingEmailProvider."""
+    sender = api.adapters.provider
+    assert isinstance(sender, RecordingEmailProvider)
     return sender
 
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from leadmail.adapters.memory.mail import RecordingMailSender
+from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.domain.email import OutgoingEmail
 from tests.unit.http.support import (
     SEND,
@@ -227,7 +227,7 @@ async def test_a_key_used_on_template_is_refused_on_send(api: Api) -> None:
     assert len(recorder(api).delivered) == 1
 
 
-class DuplicatingMailSender(RecordingMailSender):
+class DuplicatingMailSender(RecordingEmailProvider):
     """While delivering its first message, sends the same request again, straight into the
     app on the same event loop: a duplicate arriving while the first is still running."""
 
@@ -250,7 +250,7 @@ class DuplicatingMailSender(RecordingMailSender):
 
 async def test_a_duplicate_while_the_first_is_running_is_a_conflict() -> None:
     mail = DuplicatingMailSender()
-    async with open_api(memory_with(mail=mail)) as api:
+    async with open_api(memory_with(provider=mail)) as api:
         mail.app = api.client.app
         headers = keyed(api, "in-flight")
         mail.duplicate = (SEND, plain_email(), headers)

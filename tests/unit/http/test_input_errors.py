@@ -41,7 +41,7 @@ POST_INVALID: dict[str, tuple[Any, str, str]] = {
     "note-null": ({**VALID, "note": None}, "note", ""),
     "name-missing": ({"email": "ada@example.com"}, "name", "required"),
     "email-missing": ({"name": "Ada"}, "email", "required"),
-    "unknown-field": ({**VALID, "phone": "123"}, "phone", ""),
+    "unknown-field": ({**VALID, "fax": "123"}, "fax", ""),
     "lead_id-read-only": ({**VALID, "lead_id": "ld_mine"}, "lead_id", "cannot"),
     "created_at-read-only": (
         {**VALID, "created_at": "2020-01-01T00:00:00Z"},

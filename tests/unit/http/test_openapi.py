@@ -9,7 +9,7 @@ import pytest
 from tests.unit.http.support import LEAD_FIELDS, LEADS, Api, json_schema_of, resolve_ref
 
 ONE = LEADS + "/{lead_id}"
-CLIENT_FIELDS = {"name", "email", "source", "note"}
+CLIENT_FIELDS = {"name", "email", "source", "note", "phone"}
 
 # path, method -> error statuses that must be documented
 DOCUMENTED_ERRORS: dict[tuple[str, str], set[str]] = {
@@ -121,6 +121,7 @@ def test_the_list_documents_its_query_parameters(spec: dict[str, Any]) -> None:
         "cursor",
         "email",
         "source",
+        "phone",
     }
 
 

@@ -3,11 +3,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from leadmail.adapters.db.engine import Database, aware, translate_errors
+from leadmail.adapters.db.database import Database
+from leadmail.adapters.db.errors import translate_errors
+from leadmail.adapters.db.statements import Mapped
+from leadmail.adapters.db.tables import ApiKeys
 from leadmail.domain.keys import ApiKey, new_account_id, new_key_id
 from leadmail.ports.keys import ApiKeyStore
 
 KEYS_CHANNEL = "leadmail_api_keys"
+# A key's row, and its account's name from a join (_select).
+KEYS = Mapped(ApiKeys, ApiKey, joined=["account_name"])
 
 
 class PiccoloApiKeyStore(ApiKeyStore):
@@ -61,7 +66,7 @@ class PiccoloApiKeyStore(ApiKeyStore):
     async def find_by_digest(self, digest: str) -> ApiKey | None:
         with translate_errors():
             row = await self._select().where(self._keys.digest == digest).first()
-        return None if row is None else _key(row)
+        return None if row is None else KEYS.from_row(row)
 
     async def list_keys(self, account_name: str | None = None) -> list[ApiKey]:
         k = self._keys
@@ -70,7 +75,7 @@ class PiccoloApiKeyStore(ApiKeyStore):
             q = q.where(k.account_id.name == account_name)
         with translate_errors():
             rows = await q.order_by(k.created_at, k.key_id)
-        return [_key(row) for row in rows]
+        return [KEYS.from_row(row) for row in rows]
 
     async def revoke(self, key_id: str, now: datetime) -> ApiKey | None:
         k = self._keys
@@ -84,7 +89,7 @@ class PiccoloApiKeyStore(ApiKeyStore):
                     await k.raw("SELECT pg_notify({}, {})", KEYS_CHANNEL, key_id)
         with translate_errors():
             row = await self._select().where(k.key_id == key_id).first()
-        return None if row is None else _key(row)
+        return None if row is None else KEYS.from_row(row)
 
     async def touch(self, key_id: str, now: datetime) -> None:
         k = self._keys
@@ -95,17 +100,3 @@ class PiccoloApiKeyStore(ApiKeyStore):
     async def count_keys(self) -> int:
         with translate_errors():
             return int(await self._keys.count())
-
-
-def _key(row: dict[str, Any]) -> ApiKey:
-    return ApiKey(
-        key_id=row["key_id"],
-        account_id=row["account_id"],
-        account_name=row["account_name"],
-        label=row["label"],
-        prefix=row["prefix"],
-        digest=row["digest"],
-        created_at=aware(row["created_at"]),
-        last_used_at=aware(row["last_used_at"]),
-        revoked_at=aware(row["revoked_at"]),
-    )

@@ -14,7 +14,8 @@ from piccolo.apps.migrations.commands.forwards import run_forwards
 from piccolo.apps.migrations.tables import Migration
 from piccolo.engine.postgres import PostgresEngine
 
-from leadmail.adapters.db.engine import Database, translate_errors
+from leadmail.adapters.db.database import Database
+from leadmail.adapters.db.errors import translate_errors
 
 APP_NAME = "leadmail"
 CONF_MODULE = "leadmail.adapters.db.piccolo_conf"

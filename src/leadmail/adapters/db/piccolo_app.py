@@ -9,16 +9,16 @@ from piccolo.conf.apps import AppConfig
 from leadmail.adapters.db.tables import (
     Accounts,
     ApiKeys,
-    EmailMessages,
     IdempotencyKeys,
     Leads,
+    Messages,
     Templates,
 )
 
 APP_CONFIG = AppConfig(
     app_name="leadmail",
     migrations_folder_path=os.path.join(os.path.dirname(__file__), "migrations"),
-    table_classes=[Accounts, ApiKeys, Leads, Templates, EmailMessages, IdempotencyKeys],
+    table_classes=[Accounts, ApiKeys, Leads, Templates, Messages, IdempotencyKeys],
     migration_dependencies=[],
     commands=[],
 )

@@ -11,7 +11,7 @@ from typing import Any
 from piccolo.conf.apps import AppRegistry
 from piccolo.engine.base import Engine
 
-from leadmail.adapters.db.engine import engine_for_url
+from leadmail.adapters.db.connect import engine_for_url
 from leadmail.config import Settings
 
 DB: Engine[Any] = engine_for_url(Settings.from_env().database_url)

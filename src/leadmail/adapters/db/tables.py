@@ -1,8 +1,10 @@
-"""Piccolo tables.
+"""Piccolo tables: the one description of each table.
 
-Tables are built per engine by ``build_tables`` instead of being bound globally, so two
-databases (say SQLite and Postgres in one test run) never share a binding. The module-level
-classes below are the ones Piccolo's migration tooling reads.
+Migrations are generated from these classes, and every statement the adapters run is
+derived from them (statements.py). Tables are built per engine by ``build_tables``
+instead of being bound globally, so two databases (say SQLite and Postgres in one test
+run) never share a binding. The module-level classes below are the ones Piccolo's
+migration tooling reads, and the ones statements are derived from.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ class Tables:
     api_keys: Any
     leads: Any
     templates: Any
-    email_messages: Any
+    messages: Any
     idempotency_keys: Any
 
 
@@ -57,6 +59,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         note = Text()
         created_at = Timestamptz()
         updated_at = Timestamptz()
+        phone = Varchar(length=32)  # as the client typed it; "" when there is none
 
     class Templates(Table, tablename="templates", db=engine):
         template_id = Varchar(length=64, primary_key=True)
@@ -68,7 +71,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         created_at = Timestamptz()
         updated_at = Timestamptz()
 
-    class EmailMessages(Table, tablename="email_messages", db=engine):
+    class Messages(Table, tablename="messages", db=engine):
         message_id = Varchar(length=40, primary_key=True)
         account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
         sender = Text()  # formatted: '"Name" <address>'
@@ -102,7 +105,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         api_keys=ApiKeys,
         leads=Leads,
         templates=Templates,
-        email_messages=EmailMessages,
+        messages=Messages,
         idempotency_keys=IdempotencyKeys,
     )
 
@@ -112,5 +115,5 @@ Accounts = _MIGRATION_TABLES.accounts
 ApiKeys = _MIGRATION_TABLES.api_keys
 Leads = _MIGRATION_TABLES.leads
 Templates = _MIGRATION_TABLES.templates
-EmailMessages = _MIGRATION_TABLES.email_messages
+Messages = _MIGRATION_TABLES.messages
 IdempotencyKeys = _MIGRATION_TABLES.idempotency_keys

@@ -2,11 +2,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from piccolo.columns.combination import WhereRaw
 
-from leadmail.adapters.db.engine import Database, aware, refused, translate_errors
+from leadmail.adapters.db.database import Database
+from leadmail.adapters.db.errors import refused, translate_errors
+from leadmail.adapters.db.statements import Mapped
+from leadmail.adapters.db.tables import Templates
 from leadmail.domain.templates import Template, TemplateSource
 from leadmail.ports.templates import TemplateRepository
 
@@ -19,6 +21,7 @@ _CHANGED = WhereRaw(
 
 
 _REFUSED = "The database refused to store the templates"
+TEMPLATES = Mapped(Templates, Template)
 
 
 class PiccoloTemplateRepository(TemplateRepository):
@@ -59,20 +62,10 @@ class PiccoloTemplateRepository(TemplateRepository):
         t = self._t
         with refused(_REFUSED), translate_errors():
             rows = await t.select().order_by(t.template_id)
-        return [_template(row) for row in rows]
+        return [TEMPLATES.from_row(row) for row in rows]
 
     async def get(self, template_id: str) -> Template | None:
         t = self._t
         with refused(_REFUSED), translate_errors():
             row = await t.select().where(t.template_id == template_id).first()
-        return None if row is None else _template(row)
-
-
-def _template(row: dict[str, Any]) -> Template:
-    return Template(
-        template_id=row["template_id"],
-        name=row["name"],
-        subject=row["subject"],
-        body=row["body"],
-        created_at=aware(row["created_at"]),
-    )
+        return None if row is None else TEMPLATES.from_row(row)

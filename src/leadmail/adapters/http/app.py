@@ -43,7 +43,13 @@ def build_app(
     return TracedLitestar(
         route_handlers=[
             bound_controller(LeadController, leads=services.leads),
-            bound_controller(EmailController, mail=services.email),
+            bound_controller(
+                EmailController,
+                templates=services.templates,
+                messages=services.messages,
+                send_email=services.send_email,
+                send_template_email=services.send_template_email,
+            ),
         ],
         middleware=[
             DefineMiddleware(

@@ -19,12 +19,12 @@ from leadmail.adapters.http.schemas import (
     ok,
 )
 from leadmail.domain.keys import Principal
-from leadmail.services.email import (
-    EmailService,
-    PlainEmailRequest,
-    SendResult,
-    TemplateEmailRequest,
-)
+from leadmail.services.addressing import PlainEmailRequest, TemplateEmailRequest
+from leadmail.services.messages import MessageService
+from leadmail.services.results import SendResult
+from leadmail.services.send_email import SendEmail
+from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.templates import TemplateService
 
 AuthedRequest = Request[Principal, Any, Any]
 IdempotencyKey = Annotated[
@@ -58,7 +58,11 @@ def sent_message(result: SendResult) -> str:
 class EmailController(Controller):
     path = "/api/v1/email"
     tags = ["email"]
-    mail: ClassVar[EmailService]  # bound by build_app, as LeadController's service
+    # Bound by build_app, as LeadController's service.
+    templates: ClassVar[TemplateService]
+    messages: ClassVar[MessageService]
+    send_email: ClassVar[SendEmail]
+    send_template_email: ClassVar[SendTemplateEmail]
 
     # First: they replace Litestar's automatic OPTIONS (see discovery.py).
     templates_options = options_for("/templates", "GET")
@@ -74,7 +78,7 @@ class EmailController(Controller):
         responses=error_responses(),
     )
     async def list_templates(self) -> Envelope[list[TemplateOut]]:
-        templates = await self.mail.list_templates()
+        templates = await self.templates.list()
         return ok("Templates retrieved", [TemplateOut.of(t) for t in templates])
 
     @post(
@@ -93,7 +97,7 @@ class EmailController(Controller):
         data: JSONBody[SendEmailIn],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Envelope[MessageOut]]:
-        result = await self.mail.send(
+        result = await self.send_email(
             request.user.account_id,
             PlainEmailRequest(to=data.to, subject=data.subject, html=data.html, sender=data.sender),
             idempotency_key,
@@ -119,7 +123,7 @@ class EmailController(Controller):
         data: JSONBody[SendTemplateIn],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Envelope[MessagesOut]]:
-        result = await self.mail.send_template(
+        result = await self.send_template_email(
             request.user.account_id,
             TemplateEmailRequest(
                 to=data.to,
@@ -144,5 +148,5 @@ class EmailController(Controller):
         request: AuthedRequest,
         message_id: FromPath[str],
     ) -> Envelope[MessageOut]:
-        record = await self.mail.get_message(request.user.account_id, message_id)
-        return ok("Message retrieved", MessageOut.of(record))
+        message = await self.messages.get(request.user.account_id, message_id)
+        return ok("Message retrieved", MessageOut.of(message))

@@ -36,7 +36,7 @@ from leadmail.domain.errors import (
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.leads import READ_ONLY_FIELDS
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
-from leadmail.services.email import (
+from leadmail.services.results import (
     DeliveryFailed,
     DeliveryRejected,
     DeliveryUnavailable,

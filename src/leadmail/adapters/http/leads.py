@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import msgspec
 from litestar import Controller, Request, delete, get, post, put
 from litestar.params import FromPath, FromQuery, JSONBody
 
@@ -16,8 +17,8 @@ from leadmail.adapters.http.schemas import (
     LeadOut,
     LeadPageOut,
     LeadPatchIn,
+    given_fields,
     ok,
-    unset_to_none,
 )
 from leadmail.domain.keys import Principal
 from leadmail.domain.leads import DEFAULT_PAGE_SIZE, LeadChanges, LeadFields, LeadQuery
@@ -44,9 +45,7 @@ class LeadController(Controller):
         responses=error_responses(400, 409, 413, 422),
     )
     async def add_lead(self, request: AuthedRequest, data: JSONBody[LeadIn]) -> Envelope[LeadOut]:
-        fields = LeadFields.parse(
-            name=data.name, email=data.email, source=data.source, note=data.note
-        )
+        fields = LeadFields.parse(**msgspec.structs.asdict(data))
         lead = await self.leads.add(request.user.account_id, fields)
         return ok("Lead added", LeadOut.of(lead))
 
@@ -63,8 +62,9 @@ class LeadController(Controller):
         cursor: FromQuery[str | None] = None,
         email: FromQuery[str | None] = None,
         source: FromQuery[str | None] = None,
+        phone: FromQuery[str | None] = None,
     ) -> Envelope[LeadPageOut]:
-        query = LeadQuery.parse(limit=limit, cursor=cursor, email=email, source=source)
+        query = LeadQuery.parse(limit=limit, cursor=cursor, email=email, source=source, phone=phone)
         page = await self.leads.list(request.user.account_id, query)
         return ok("Leads retrieved", LeadPageOut.of(page))
 
@@ -84,12 +84,7 @@ class LeadController(Controller):
         lead_id: FromPath[str],
         data: JSONBody[LeadPatchIn],
     ) -> Envelope[LeadOut]:
-        changes = LeadChanges.parse(
-            name=unset_to_none(data.name),
-            email=unset_to_none(data.email),
-            source=unset_to_none(data.source),
-            note=unset_to_none(data.note),
-        )
+        changes = LeadChanges.parse(**given_fields(data))
         lead = await self.leads.update(request.user.account_id, lead_id, changes)
         return ok("Lead updated", LeadOut.of(lead))
 

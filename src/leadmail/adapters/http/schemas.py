@@ -6,8 +6,8 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
-from leadmail.domain.clock import to_iso
-from leadmail.domain.email import MessageRecord
+from leadmail.adapters.http.timestamps import to_iso
+from leadmail.domain.email import Message
 from leadmail.domain.leads import Lead, LeadPage
 from leadmail.domain.templates import Template
 
@@ -46,6 +46,7 @@ class LeadIn(msgspec.Struct, forbid_unknown_fields=True):
     email: str
     source: str = ""
     note: str = ""
+    phone: str = ""
 
 
 class LeadPatchIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -55,6 +56,7 @@ class LeadPatchIn(msgspec.Struct, forbid_unknown_fields=True):
     email: str | msgspec.UnsetType = msgspec.UNSET
     source: str | msgspec.UnsetType = msgspec.UNSET
     note: str | msgspec.UnsetType = msgspec.UNSET
+    phone: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class LeadOut(msgspec.Struct):
@@ -63,6 +65,7 @@ class LeadOut(msgspec.Struct):
     email: str
     source: str
     note: str
+    phone: str
     created_at: str
     updated_at: str
 
@@ -75,6 +78,7 @@ class LeadOut(msgspec.Struct):
             email=lead.email,
             source=lead.source,
             note=lead.note,
+            phone=lead.phone,
             created_at=created,
             # A new lead's two moments are one: format it once.
             updated_at=created if lead.updated_at == lead.created_at else to_iso(lead.updated_at),
@@ -98,8 +102,13 @@ class DeletedOut(msgspec.Struct):
     lead_id: str
 
 
-def unset_to_none(value: str | msgspec.UnsetType) -> str | None:
-    return None if isinstance(value, msgspec.UnsetType) else value
+def given_fields(data: msgspec.Struct) -> dict[str, Any]:
+    """The fields a request set (an omitted one is UNSET), by name."""
+    return {
+        name: value
+        for name in data.__struct_fields__
+        if (value := getattr(data, name)) is not msgspec.UNSET
+    }
 
 
 class SendEmailIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -131,20 +140,20 @@ class MessageOut(msgspec.Struct):
     updated_at: str
 
     @classmethod
-    def of(cls, record: MessageRecord) -> MessageOut:
+    def of(cls, message: Message) -> MessageOut:
         return cls(
-            id=record.message_id,
-            status=str(record.status),
-            provider=record.provider,
-            provider_message_id=record.provider_message_id,
-            to=list(record.to),
-            sender=record.sender,
-            subject=record.subject,
-            template_id=record.template_id,
-            attempts=record.attempts,
-            last_error=record.last_error,
-            created_at=to_iso(record.created_at),
-            updated_at=to_iso(record.updated_at),
+            id=message.message_id,
+            status=str(message.status),
+            provider=message.provider,
+            provider_message_id=message.provider_message_id,
+            to=list(message.to),
+            sender=message.sender,
+            subject=message.subject,
+            template_id=message.template_id,
+            attempts=message.attempts,
+            last_error=message.last_error,
+            created_at=to_iso(message.created_at),
+            updated_at=to_iso(message.updated_at),
         )
 
 

@@ -1,15 +1,15 @@
 """Outbound email: the httpx sender with one dialect per provider, and the console sender."""
 
-from leadmail.adapters.mail.console import ConsoleMailSender
+from leadmail.adapters.mail.console import ConsoleEmailProvider
 from leadmail.adapters.mail.dialects import Dialect, ProviderRequest, dialect_for
-from leadmail.adapters.mail.factory import mail_sender_from
-from leadmail.adapters.mail.http import HttpMailSender
+from leadmail.adapters.mail.factory import email_provider_from
+from leadmail.adapters.mail.http import HttpEmailProvider
 
 __all__ = [
-    "ConsoleMailSender",
+    "ConsoleEmailProvider",
     "Dialect",
-    "HttpMailSender",
+    "HttpEmailProvider",
     "ProviderRequest",
     "dialect_for",
-    "mail_sender_from",
+    "email_provider_from",
 ]

@@ -9,18 +9,18 @@ from __future__ import annotations
 import structlog
 
 from leadmail.domain.email import OutgoingEmail
-from leadmail.ports.mail import MailSender
+from leadmail.ports.mail import EmailProvider
 
 log = structlog.get_logger("leadmail.mail")
 
 
-class ConsoleMailSender(MailSender):
+class ConsoleEmailProvider(EmailProvider):
     @property
-    def provider(self) -> str:
+    def name(self) -> str:
         return "console"
 
     def __repr__(self) -> str:
-        return "ConsoleMailSender()"
+        return "ConsoleEmailProvider()"
 
     async def send(self, email: OutgoingEmail, *, message_id: str) -> str | None:
         log.info(

@@ -1,21 +1,21 @@
-"""The MailSender that Settings ask for."""
+"""The EmailProvider that Settings ask for."""
 
 from __future__ import annotations
 
-from leadmail.adapters.mail.console import ConsoleMailSender
+from leadmail.adapters.mail.console import ConsoleEmailProvider
 from leadmail.adapters.mail.dialects import dialect_for
-from leadmail.adapters.mail.http import HttpMailSender
+from leadmail.adapters.mail.http import HttpEmailProvider
 from leadmail.config import Settings
-from leadmail.ports.mail import MailSender
+from leadmail.ports.mail import EmailProvider
 
 
-def mail_sender_from(settings: Settings) -> MailSender:
+def email_provider_from(settings: Settings) -> EmailProvider:
     """``console`` logs each message; every other provider is the HTTP sender with that
     provider's dialect. Raises ValueError when a setting the provider needs is missing
     (Settings.from_env refuses those already)."""
     if settings.email_provider == "console":
-        return ConsoleMailSender()
-    return HttpMailSender(
+        return ConsoleEmailProvider()
+    return HttpEmailProvider(
         dialect_for(settings.email_provider, domain=settings.email_domain),
         api_key=settings.email_api_key,
         base_url=settings.email_base_url,

@@ -1,4 +1,4 @@
-"""The MailSender for providers with an HTTP API: one pooled httpx client, one dialect.
+"""The EmailProvider for providers with an HTTP API: one pooled httpx client, one dialect.
 
 One call of ``send`` is one attempt (retries are the service's). Every way an attempt can
 end becomes the port's answer: the provider's id, ProviderRejected or ProviderUnavailable.
@@ -19,7 +19,7 @@ import structlog
 from leadmail.adapters.mail.dialects import MAX_ERROR_TEXT, Dialect, ProviderRequest
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable, parse_retry_after
 from leadmail.domain.email import OutgoingEmail
-from leadmail.ports.mail import MailSender
+from leadmail.ports.mail import EmailProvider
 
 log = structlog.get_logger("leadmail.mail")
 
@@ -52,7 +52,7 @@ def pooled_client(timeout: float, max_connections: int = MAX_CONNECTIONS) -> htt
     )
 
 
-class HttpMailSender(MailSender):
+class HttpEmailProvider(EmailProvider):
     def __init__(
         self,
         dialect: Dialect,
@@ -91,10 +91,10 @@ class HttpMailSender(MailSender):
         parts = urlsplit(self._base_url)
         host = parts.netloc.rpartition("@")[2]
         shown = urlunsplit(parts._replace(netloc=host))
-        return f"HttpMailSender(provider={self.provider!r}, base_url={shown!r})"
+        return f"HttpEmailProvider(name={self.name!r}, base_url={shown!r})"
 
     @property
-    def provider(self) -> str:
+    def name(self) -> str:
         return self._dialect.name
 
     @property
@@ -113,11 +113,11 @@ class HttpMailSender(MailSender):
                 response = await client.send(self._http_request(client, request))
         except (TimeoutError, httpx.TimeoutException) as e:
             raise ProviderUnavailable(
-                f"{self.provider} did not answer within {self._timeout:g} s"
+                f"{self.name} did not answer within {self._timeout:g} s"
             ) from e
         except httpx.RequestError as e:  # refused, reset, dropped, unreadable answer
             raise ProviderUnavailable(
-                f"{self.provider} could not be reached ({type(e).__name__}: {self._scrub(str(e))})"
+                f"{self.name} could not be reached ({type(e).__name__}: {self._scrub(str(e))})"
             ) from e
         return self._outcome(response)
 
@@ -150,18 +150,18 @@ class HttpMailSender(MailSender):
             provider_id = self._dialect.message_id_from(status, headers, body)
             if provider_id is None:
                 # Accepted all the same: the message went out, only its id is unknown.
-                log.warning("email.provider_id_missing", provider=self.provider, status=status)
+                log.warning("email.provider_id_missing", provider=self.name, status=status)
             return provider_id
         if 300 <= status < 400:
             where = self._scrub(headers.get("Location", ""))[:200] or "nowhere"
             raise ProviderRejected(
-                status, f"{self.provider} answered a redirect to {where}, which is not followed"
+                status, f"{self.name} answered a redirect to {where}, which is not followed"
             )
         text = self._scrub(self._dialect.error_text(status, headers, body))
         text = text or response.reason_phrase or "no error text"
         if self._dialect.retryable(status, body):
             raise ProviderUnavailable(
-                f"{self.provider} answered {status}: {text}",
+                f"{self.name} answered {status}: {text}",
                 retry_after=parse_retry_after(headers.get("Retry-After")),
             )
         raise ProviderRejected(status, text[:MAX_ERROR_TEXT])

@@ -50,8 +50,7 @@ class MemoryLeadRepository(LeadRepository):
             lead
             for lead in self._leads.values()
             if lead.account_id == account_id
-            and (query.email is None or lead.email_key == query.email)
-            and (query.source is None or lead.source == query.source)
+            and all(getattr(lead, attribute) == value for attribute, value in query.equals)
             and (
                 query.after is None
                 or (lead.created_at, lead.lead_id) < (query.after.created_at, query.after.lead_id)

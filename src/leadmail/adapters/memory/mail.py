@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from leadmail.domain.delivery import DeliveryError
 from leadmail.domain.email import OutgoingEmail
-from leadmail.ports.mail import MailSender
+from leadmail.ports.mail import EmailProvider
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,22 +14,22 @@ class Delivered:
     email: OutgoingEmail
 
 
-class RecordingMailSender(MailSender):
+class RecordingEmailProvider(EmailProvider):
     """Accepts every message and keeps it, unless told to fail the next attempts.
 
     ``fail_next(error, times)`` makes the next ``times`` attempts raise ``error``;
     ``fail_for(address, error)`` makes every attempt to that recipient raise it."""
 
-    def __init__(self, provider: str = "recording") -> None:
-        self._provider = provider
+    def __init__(self, name: str = "recording") -> None:
+        self._name = name
         self.delivered: list[Delivered] = []
         self.attempts = 0
         self._failures: deque[DeliveryError] = deque()
         self._by_recipient: dict[str, DeliveryError] = {}
 
     @property
-    def provider(self) -> str:
-        return self._provider
+    def name(self) -> str:
+        return self._name
 
     def fail_next(self, error: DeliveryError, times: int = 1) -> None:
         self._failures.extend([error] * times)

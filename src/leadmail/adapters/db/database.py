@@ -1,0 +1,193 @@
+"""One database, SQLite or Postgres: started, closed, and the statements of the adapters
+run on it, inside a transaction when one is open."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import asyncpg
+from piccolo.engine.base import Engine
+from piccolo.engine.postgres import PostgresEngine
+from piccolo.engine.sqlite import SQLiteEngine, TransactionType
+from piccolo.querystring import QueryString
+
+from leadmail.adapters.db.connect import engine_for_url
+from leadmail.adapters.db.errors import translate_errors
+from leadmail.adapters.db.pool import FairPool, light_reset
+from leadmail.adapters.db.statements import Row, Statement
+from leadmail.adapters.db.tables import Tables, build_tables
+
+
+@dataclass
+class Database:
+    """An engine, its tables, and how to read and write it safely.
+
+    SQLite allows one writer at a time; writes from this process queue on a lock instead
+    of failing with "database is locked", and the busy timeout covers other processes
+    (the CLI, say). On Postgres there is no such lock.
+    """
+
+    engine: Engine[Any]
+    kind: Literal["sqlite", "postgres"]
+    pool_min: int = 2
+    pool_max: int = 10
+    tables: Tables = field(init=False)
+    _pool: FairPool | None = field(init=False, default=None)
+    _write_lock: asyncio.Lock | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.tables = build_tables(self.engine)
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        pool_min: int = 2,
+        pool_max: int = 10,
+        connect_timeout: float = 5.0,
+        command_timeout: float = 30.0,
+    ) -> Database:
+        engine = engine_for_url(
+            url, connect_timeout=connect_timeout, command_timeout=command_timeout
+        )
+        kind: Literal["sqlite", "postgres"] = (
+            "sqlite" if isinstance(engine, SQLiteEngine) else "postgres"
+        )
+        return cls(engine=engine, kind=kind, pool_min=pool_min, pool_max=pool_max)
+
+    async def start(self) -> None:
+        with translate_errors():
+            if isinstance(self.engine, PostgresEngine):
+                raw = await asyncpg.create_pool(
+                    **self.engine.config,
+                    min_size=self.pool_min,
+                    max_size=self.pool_max,
+                    reset=light_reset,
+                )
+                self._pool = FairPool(raw, self.pool_max)
+                # Piccolo's queries and transactions take their connections from it too.
+                self.engine.pool = self._pool
+            else:
+                # WAL lets readers proceed while one writer writes; it persists in the file.
+                await self.engine.run_ddl("PRAGMA journal_mode=WAL")
+
+    async def close(self) -> None:
+        if isinstance(self.engine, PostgresEngine) and self._pool is not None:
+            self.engine.pool = None
+            pool, self._pool = self._pool, None
+            await pool.close()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[Database]:
+        """Started on entry, closed on exit."""
+        await self.start()
+        try:
+            yield self
+        finally:
+            await self.close()
+
+    @property
+    def pool(self) -> FairPool | None:
+        """The Postgres pool (None on SQLite, or before start())."""
+        return self._pool
+
+    async def connect_dedicated(self) -> asyncpg.Connection:
+        """A Postgres connection of its own, outside the pool (to LISTEN, or to hold an
+        advisory lock)."""
+        if not isinstance(self.engine, PostgresEngine):
+            raise TypeError("only a Postgres database has dedicated connections")
+        return await asyncpg.connect(**self.engine.config)
+
+    def writing(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold this around a write made with Piccolo's query builder, and around every
+        transaction: SQLite's one writer at a time. (Statements run here hold it by
+        themselves.) Postgres needs no lock."""
+        if self.kind == "postgres":
+            return contextlib.nullcontext()
+        if self._write_lock is None:
+            self._write_lock = asyncio.Lock()
+        return self._write_lock
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        """Statements run here and Piccolo's queries inside it share one transaction."""
+        if isinstance(self.engine, SQLiteEngine):
+            # IMMEDIATE takes SQLite's write lock up front: no deadlock upgrading a read.
+            immediate = self.engine.transaction(transaction_type=TransactionType.immediate)
+            async with self.writing(), immediate:
+                yield
+        elif isinstance(self.engine, PostgresEngine):
+            async with self.engine.transaction():
+                yield
+
+    # Statements.
+
+    async def fetch(self, statement: Statement, *args: Any) -> Sequence[Row]:
+        with translate_errors():
+            pool = self._pool
+            if pool is not None:
+                connection = self._transaction_connection()
+                if connection is not None:
+                    rows: list[Row] = await connection.fetch(statement.postgres, *args)
+                    return rows
+                return await pool.fetch(statement.postgres, *args)
+            return await self._sqlite(statement, args)
+
+    async def fetchrow(self, statement: Statement, *args: Any) -> Row | None:
+        with translate_errors():
+            pool = self._pool
+            if pool is not None:
+                connection = self._transaction_connection()
+                if connection is not None:
+                    row: Row | None = await connection.fetchrow(statement.postgres, *args)
+                    return row
+                return await pool.fetchrow(statement.postgres, *args)
+            rows = await self._sqlite(statement, args)
+            return rows[0] if rows else None
+
+    async def execute(self, statement: Statement, *args: Any) -> None:
+        with translate_errors():
+            pool = self._pool
+            if pool is not None:
+                connection = self._transaction_connection()
+                if connection is not None:
+                    await connection.execute(statement.postgres, *args)
+                else:
+                    await pool.execute(statement.postgres, *args)
+                return
+            await self._sqlite(statement, args)
+
+    async def execute_many(self, statement: Statement, rows: Sequence[Sequence[Any]]) -> None:
+        """The statement once per row, all or none (one pipelined round on Postgres)."""
+        with translate_errors():
+            pool = self._pool
+            if pool is not None:
+                connection = self._transaction_connection()
+                if connection is not None:
+                    await connection.executemany(statement.postgres, rows)
+                    return
+                async with pool.acquire() as connection, connection.transaction():
+                    await connection.executemany(statement.postgres, rows)
+                return
+            async with self.transaction():
+                # One connection, one statement at a time.
+                for row in rows:
+                    await self._sqlite(statement, row)
+
+    def _transaction_connection(self) -> Any:
+        """The connection of the Piccolo transaction this task is in, if any."""
+        transaction = self.engine.current_transaction.get()
+        return None if transaction is None else transaction.connection
+
+    async def _sqlite(self, statement: Statement, args: Sequence[Any]) -> list[Row]:
+        query = QueryString(statement.sqlite, *args)
+        if statement.writes and self.engine.current_transaction.get() is None:
+            async with self.writing():
+                rows: list[Row] = await self.engine.run_querystring(query)
+                return rows
+        return await self.engine.run_querystring(query)  # type: ignore[no-any-return]

@@ -1,0 +1,73 @@
+"""Driver errors (asyncpg, sqlite3) turned into port errors: the only way they leave
+this package."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+
+import asyncpg
+
+from leadmail.ports.errors import PortError, StorageUnavailable
+
+_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    OSError,  # refused, reset, unreachable; ConnectionError is a subclass
+    asyncio.TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.TooManyConnectionsError,
+    asyncpg.AdminShutdownError,
+    asyncpg.QueryCanceledError,
+    # The server answers but this database or role is not there: unavailable to us.
+    asyncpg.InvalidCatalogNameError,
+    asyncpg.InvalidAuthorizationSpecificationError,
+    asyncpg.InvalidPasswordError,
+    # SQLite: locked past the busy timeout, an unopenable file.
+    sqlite3.OperationalError,
+)
+
+
+def is_unique_violation(error: BaseException) -> bool:
+    if isinstance(error, asyncpg.UniqueViolationError):
+        return True
+    return isinstance(error, sqlite3.IntegrityError) and "UNIQUE" in str(error)
+
+
+class _TranslateErrors:
+    """A plain class rather than @contextmanager: it wraps every query, and a
+    generator-based context manager costs a generator per use."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, _: type[BaseException] | None, error: BaseException | None, __: object
+    ) -> None:
+        if error is not None and isinstance(error, _UNAVAILABLE):
+            raise StorageUnavailable() from error
+
+
+_TRANSLATE_ERRORS = _TranslateErrors()
+
+
+def translate_errors() -> contextlib.AbstractContextManager[None]:
+    """Turn "the database is not there" into StorageUnavailable; let the rest through."""
+    return _TRANSLATE_ERRORS
+
+
+@contextlib.contextmanager
+def refused(
+    message: str = "The database refused the change", *, duplicate: str = ""
+) -> Iterator[None]:
+    """What translate_errors lets through (a broken constraint, a value too long for its
+    column) still leaves as a port error, never as the driver's. ``duplicate`` words a
+    unique violation."""
+    try:
+        yield
+    except (asyncpg.PostgresError, sqlite3.Error) as e:
+        if duplicate and is_unique_violation(e):
+            raise PortError(duplicate) from e
+        raise PortError(message) from e

@@ -1,0 +1,223 @@
+"""Statements and row mapping derived from a table's one description, its Piccolo class.
+
+``Mapped(Leads, Lead)`` knows the table's columns and the domain type's fields, and from
+them builds, once, the SQL text of each statement for both backends (``$1`` for
+Postgres, ``{}`` for Piccolo's QueryString on SQLite) and the functions that turn a domain
+value into statement arguments and a row back into a domain value. A column and a field
+of the same name map to each other; a field stored under another name, or a column
+computed from the value, is said once in the ``Mapped`` call.
+
+So a new field of a lead is a field of ``Lead``, a column of ``Leads`` and a migration:
+every statement and mapping here follows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import json
+import operator
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Generic, TypeVar
+
+from piccolo.table import Table
+
+D = TypeVar("D")
+Row = Mapping[str, Any]
+_Encode = Callable[[Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One SQL statement in both backends' spellings, and how to take its arguments from
+    a domain value (``args``), for statements whose parameters are all columns."""
+
+    postgres: str
+    sqlite: str  # placeholders are {}: run through Piccolo's QueryString
+    args: Callable[[Any], tuple[Any, ...]]
+    writes: bool  # anything but a SELECT: on SQLite, it queues for the one writer
+
+
+def _quote(name: str) -> str:
+    return f'"{name}"'
+
+
+class Mapped(Generic[D]):
+    def __init__(
+        self,
+        table: type[Table],
+        domain: type[D],
+        *,
+        stored_as: Mapping[str, str] | None = None,
+        computed: Mapping[str, Callable[[D], Any]] | None = None,
+        joined: Sequence[str] = (),
+    ) -> None:
+        """``stored_as``: field -> column, for a field whose column has another name.
+        ``computed``: column -> function of the domain value, for a column that is no
+        field (a surrogate id). ``joined``: fields read from another table (rows that
+        fill them come from a join that names them)."""
+        self.table = table
+        self.name: str = table._meta.tablename
+        self.columns: tuple[str, ...] = tuple(c._meta.db_column_name for c in table._meta.columns)
+        stored_as = dict(stored_as or {})
+        computed = dict(computed or {})
+        hints = typing.get_type_hints(domain)
+        fields = [f.name for f in dataclasses.fields(domain)]  # type: ignore[arg-type]
+        column_of = {f: stored_as.get(f, f) for f in fields}
+        field_of = {c: f for f, c in column_of.items()}
+        self._encoders: dict[str, _Encode] = {}
+        self._plain: dict[str, str] = {}  # column -> the attribute it holds as it is
+        for column in self.columns:
+            if column in computed:
+                self._encoders[column] = computed[column]
+                continue
+            attribute = field_of.get(column, column)
+            if attribute not in hints and not hasattr(domain, attribute):
+                continue  # a column this type does not fill (set by a statement of its own)
+            encode = _encoder(attribute, hints.get(attribute))
+            if encode is None:
+                self._plain[column] = attribute
+                encode = operator.attrgetter(attribute)
+            self._encoders[column] = encode
+        decoders = [(column_of[f], _decoder(hints[f])) for f in fields]
+        missing = [c for c, _ in decoders if c not in self.columns and c not in joined]
+        if missing:
+            raise TypeError(f"{self.name} has no column for {domain.__name__}: {missing}")
+        self._decoders = decoders
+        self._domain = domain
+
+    @functools.cached_property
+    def insert(self) -> Statement:
+        """A new row: every column's value from the domain value."""
+        return self.statement(
+            f"INSERT INTO {_quote(self.name)} ({self._all()})"
+            f" VALUES ({', '.join('%s' for _ in self.columns)})",
+            self.columns,
+        )
+
+    # Rows.
+
+    def from_row(self, row: Row) -> D:
+        return self._domain(*[decode(row[column]) for column, decode in self._decoders])
+
+    def to_dict(self, value: D) -> dict[str, Any]:
+        """Every column's value, by column name (for Piccolo's ``Table(**row)``)."""
+        return {c: self._encoders[c](value) for c in self.columns if c in self._encoders}
+
+    def getter(self, columns: Sequence[str]) -> Callable[[D], tuple[Any, ...]]:
+        """The values of ``columns`` from a domain value, in that order."""
+        if all(c in self._plain for c in columns):
+            # One C call for the lot when every column is an attribute as it is.
+            fields = operator.attrgetter(*[self._plain[c] for c in columns])
+            if len(columns) == 1:
+                return lambda value: (fields(value),)
+            return fields
+        encoders = [self._encoders[c] for c in columns]
+        return lambda value: tuple(encode(value) for encode in encoders)
+
+    # Statements: built once, at start-up; ``%s`` stands for each parameter in turn.
+
+    def statement(self, text: str, params: Sequence[str] = ()) -> Statement:
+        """A statement written with ``%s`` placeholders; ``params`` names the columns
+        whose values ``args`` takes from a domain value (none for a statement whose
+        arguments the caller passes itself)."""
+        count = text.count("%s")
+        postgres = text
+        for number in range(1, count + 1):
+            postgres = postgres.replace("%s", f"${number}", 1)
+        args = self.getter(params) if params else _no_args
+        return Statement(
+            postgres=postgres,
+            sqlite=text.replace("%s", "{}"),
+            args=args,
+            writes=not text.startswith("SELECT"),
+        )
+
+    def select(self, *where: str, columns: Sequence[str] = ()) -> Statement:
+        """``columns`` (all by default) of the rows whose ``where`` columns equal the
+        arguments."""
+        shown = ", ".join(map(_quote, columns)) if columns else self._all()
+        return self.statement(f"SELECT {shown} FROM {_quote(self.name)}{_where(where)}")
+
+    def update(self, assign: Sequence[str], where: Sequence[str], *, returning: bool) -> Statement:
+        """Set ``assign`` where ``where`` match; arguments (from the value) in that order."""
+        sets = ", ".join(f"{_quote(c)} = %s" for c in assign)
+        tail = f" RETURNING {self._all()}" if returning else ""
+        return self.statement(
+            f"UPDATE {_quote(self.name)} SET {sets}{_where(where)}{tail}", (*assign, *where)
+        )
+
+    def delete(self, *where: str) -> Statement:
+        """Delete the matching rows, returning their primary keys."""
+        key = _quote(self.table._meta.primary_key._meta.db_column_name)
+        return self.statement(f"DELETE FROM {_quote(self.name)}{_where(where)} RETURNING {key}")
+
+    def _all(self) -> str:
+        return ", ".join(map(_quote, self.columns))
+
+
+def _where(columns: Sequence[str]) -> str:
+    if not columns:
+        return ""
+    return " WHERE " + " AND ".join(f"{_quote(c)} = %s" for c in columns)
+
+
+def _no_args(_: Any) -> tuple[Any, ...]:
+    return ()
+
+
+def _optional(hint: Any) -> tuple[Any, bool]:
+    args = typing.get_args(hint)
+    if type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        return (rest[0] if len(rest) == 1 else hint), True
+    return hint, False
+
+
+def _encoder(field: str, hint: Any) -> _Encode | None:
+    """How a field is stored when not as it is (None: as it is)."""
+    kind, _ = _optional(hint)
+    get = operator.attrgetter(field)
+    if typing.get_origin(kind) is tuple:  # stored as a JSON array in a text column
+        return lambda value: json.dumps(list(get(value)))
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        return lambda value: get(value).value
+    return None
+
+
+def _decoder(hint: Any) -> Callable[[Any], Any]:
+    kind, optional = _optional(hint)
+    decode: Callable[[Any], Any]
+    if kind is datetime:
+        decode = moment_of
+    elif typing.get_origin(kind) is tuple:
+        decode = _json_tuple
+    elif isinstance(kind, type) and issubclass(kind, enum.Enum):
+        decode = kind
+    else:
+        return _same
+    if optional:
+        return lambda value: None if value is None else decode(value)
+    return decode
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _json_tuple(value: str) -> tuple[Any, ...]:
+    return tuple(json.loads(value))
+
+
+def moment_of(value: datetime | str) -> datetime:
+    """Timestamps are stored in UTC; a driver that drops the zone, or hands back text
+    (SQLite, for a RETURNING clause), gets it back."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value

@@ -1,0 +1,118 @@
+"""Send requests as clients make them, checked and turned into a plan: who gets which
+message, from whom. Every broken field of a request is reported at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from leadmail.domain.email import (
+    Mailbox,
+    OutgoingEmail,
+    SenderPolicy,
+    check_html,
+    check_subject,
+    parse_recipients,
+    parse_sender,
+)
+from leadmail.domain.errors import FieldError, ValidationFailed
+from leadmail.domain.idempotency import check_key
+
+T = TypeVar("T")
+_NO_ONE: tuple[Mailbox, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PlainEmailRequest:
+    to: str | Sequence[str]
+    subject: str
+    html: str
+    sender: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateEmailRequest:
+    to: str | Sequence[str]
+    template_id: str
+    variables: Mapping[str, str] = field(default_factory=dict)
+    sender: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SendPlan:
+    """What one request will send: one email per message, in order. ``request`` is the
+    request in canonical form, what an Idempotency-Key is held to."""
+
+    operation: str
+    request: dict[str, Any]
+    emails: tuple[OutgoingEmail, ...]
+    template_id: str | None = None
+
+    @property
+    def per_recipient(self) -> bool:
+        return self.template_id is not None
+
+
+class Addressing:
+    """Who may send, and to whom: recipients, the sender (or the configured default) and
+    the sender policy."""
+
+    def __init__(self, policy: SenderPolicy, default_from: str = "") -> None:
+        self._policy = policy
+        self._default_from = default_from
+
+    def plan_plain(self, request: PlainEmailRequest) -> SendPlan:
+        """One message to every recipient of ``to``."""
+        errors: list[FieldError] = []
+        to = _collect(errors, lambda: parse_recipients(request.to), _NO_ONE)
+        subject = _collect(errors, lambda: check_subject(request.subject), "")
+        html = _collect(errors, lambda: check_html(request.html), "")
+        sender = _collect(errors, lambda: self._sender_of(request.sender), Mailbox(""))
+        if errors:
+            raise ValidationFailed(errors)
+        self._policy.check(sender)
+        return SendPlan(
+            operation="send",
+            request={
+                "to": [m.formatted() for m in to],
+                "subject": subject,
+                "from": sender.formatted(),
+                "html": html,
+            },
+            emails=(OutgoingEmail(sender=sender, to=to, subject=subject, html=html),),
+        )
+
+    def addresses(
+        self, to: str | Sequence[str], sender: str | None
+    ) -> tuple[tuple[Mailbox, ...], Mailbox]:
+        """The recipients and the sender of a request, both checked."""
+        errors: list[FieldError] = []
+        boxes = _collect(errors, lambda: parse_recipients(to), _NO_ONE)
+        box = _collect(errors, lambda: self._sender_of(sender), Mailbox(""))
+        if errors:
+            raise ValidationFailed(errors)
+        self._policy.check(box)
+        return boxes, box
+
+    def _sender_of(self, raw: str | None) -> Mailbox:
+        text = raw if raw is not None and raw.strip() else self._default_from
+        if not text:
+            raise ValidationFailed.one(
+                "from", "is required (no default sender is configured on this service)"
+            )
+        return parse_sender(text)
+
+
+def checked_key(raw: str | None) -> str | None:
+    """An Idempotency-Key header as sent, checked; None when there was none."""
+    return None if raw is None else check_key(raw)
+
+
+def _collect(errors: list[FieldError], check: Callable[[], T], fallback: T) -> T:
+    """Run one check, keeping its failures, so every bad field is reported at once."""
+    try:
+        return check()
+    except ValidationFailed as e:
+        errors.extend(e.errors)
+        return fallback

@@ -1,0 +1,124 @@
+"""Handing messages to the provider: a bounded number at once, each retried with backoff
+until it is accepted, refused for good, or the request's deadline comes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from leadmail.domain.clock import Clock, utc_now
+from leadmail.domain.delivery import (
+    DeliveryError,
+    ProviderRejected,
+    ProviderUnavailable,
+    RetryPolicy,
+)
+from leadmail.domain.email import MAX_LAST_ERROR, Message, MessageStatus, OutgoingEmail
+from leadmail.ports.mail import EmailProvider
+
+
+class Timer(Protocol):
+    """Elapsed time and waiting, apart from the wall clock so tests can drive both."""
+
+    def monotonic(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class SystemTimer:
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class DeliverySettings:
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    concurrency: int = 50  # messages handed to the provider at once, per process
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    message: Message  # as it stands after this delivery
+    error: DeliveryError | None  # why it failed, if it did
+
+
+class Delivery:
+    def __init__(
+        self,
+        provider: EmailProvider,
+        settings: DeliverySettings,
+        clock: Clock = utc_now,
+        timer: Timer | None = None,
+    ) -> None:
+        self._provider = provider
+        self._settings = settings
+        self._clock = clock
+        self._timer = timer if timer is not None else SystemTimer()
+        self._slots: asyncio.Semaphore | None = None  # made in the running loop
+
+    @property
+    def provider(self) -> str:
+        return self._provider.name
+
+    async def deliver(self, pairs: Sequence[tuple[OutgoingEmail, Message]]) -> list[Outcome]:
+        """Deliver each email as its message, concurrently, within one deadline."""
+        deadline = self._timer.monotonic() + self._settings.retry.deadline
+        return list(
+            await asyncio.gather(*(self._one(email, message, deadline) for email, message in pairs))
+        )
+
+    async def _one(self, email: OutgoingEmail, message: Message, deadline: float) -> Outcome:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._settings.concurrency)
+        timer, policy = self._timer, self._settings.retry
+        attempts = message.attempts
+        error: DeliveryError
+        retry_after: float | None = None
+        attempt = 1
+        while True:
+            remaining = deadline - timer.monotonic()
+            if remaining <= 0:
+                error = ProviderUnavailable("no answer before the delivery deadline")
+                break
+            attempts += 1
+            try:
+                async with self._slots, asyncio.timeout(remaining):
+                    provider_id = await self._provider.send(email, message_id=message.message_id)
+            except TimeoutError:
+                error = ProviderUnavailable("no answer before the delivery deadline")
+                break
+            except ProviderRejected as e:
+                error = e
+                break
+            except ProviderUnavailable as e:
+                error = e
+                retry_after = e.retry_after
+            else:
+                sent = replace(
+                    message,
+                    status=MessageStatus.SENT,
+                    provider_message_id=provider_id,
+                    attempts=attempts,
+                    last_error="",
+                    updated_at=self._clock(),
+                )
+                return Outcome(sent, None)
+            attempt += 1
+            wait = policy.delay_before(attempt, retry_after, deadline - timer.monotonic())
+            if wait is None:
+                break
+            await timer.sleep(wait)
+        failed = replace(
+            message,
+            status=MessageStatus.FAILED,
+            attempts=attempts,
+            last_error=error.message[:MAX_LAST_ERROR],
+            updated_at=self._clock(),
+        )
+        return Outcome(failed, error)
