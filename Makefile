@@ -27,14 +27,14 @@ test: install
 	$(BIN)/pytest
 
 lint: install
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
 format: install
-	$(BIN)/ruff check --fix src tests
-	$(BIN)/ruff format src tests
+	$(BIN)/ruff check --fix src tests bench
+	$(BIN)/ruff format src tests bench
 
 # The benchmark (bench/README.md; not run in CI): the bench dependency group, and wrk and
 # valgrind from Debian when missing. `make bench BENCH_ARGS="--only 3,8"` passes options on.

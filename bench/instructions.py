@@ -32,9 +32,9 @@ from typing import Any
 
 import uvloop
 
-from bench.bodies import lead_body
+from bench.common import ROOT
+from bench.scenarios import lead_body
 
-ROOT = Path(__file__).resolve().parent.parent
 APPS = ("ceiling_b", "leadmail")
 REQUESTS = 400
 WARMUP = 300
