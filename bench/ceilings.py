@@ -28,7 +28,7 @@ from litestar import Litestar, get, post
 from litestar.datastructures import State
 from litestar.params import JSONBody
 
-from leadmail.adapters.db.engine import light_reset
+from leadmail.adapters.db.pool import light_reset
 from leadmail.config import Settings
 
 

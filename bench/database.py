@@ -91,7 +91,7 @@ def row_counts(db_url: str) -> dict[str, int]:
         try:
             return {
                 table: int(await connection.fetchval(f"SELECT count(*) FROM {table}"))  # noqa: S608
-                for table in ("leads", "email_messages")
+                for table in ("leads", "messages")
             }
         finally:
             await connection.close()
