@@ -18,74 +18,47 @@ from litestar.exceptions import (
     SerializationException,
     ValidationException,
 )
-from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from litestar.types import ExceptionHandlersMap
 
+from leadmail.adapters.http.error_table import (
+    BY_CLASS,
+    INTERNAL_ERROR,
+    MALFORMED_JSON,
+    METHOD_NOT_ALLOWED,
+    NOT_FOUND,
+    PAYLOAD_TOO_LARGE,
+    ErrorKind,
+    kind_of,
+)
 from leadmail.adapters.http.schemas import ErrorEnvelope, MessageOut
 from leadmail.adapters.http.tracing import request_id_of
-from leadmail.domain.email import SenderNotAllowed
-from leadmail.domain.errors import (
-    ApiKeyNotFound,
-    LeadmailError,
-    LeadNotFound,
-    MessageNotFound,
-    TemplateNotFound,
-    Unauthorized,
-    ValidationFailed,
-)
-from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
+from leadmail.domain.errors import LeadmailError, Unauthorized, ValidationFailed
 from leadmail.domain.leads import READ_ONLY_FIELDS
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
-from leadmail.services.results import (
-    DeliveryFailed,
-    DeliveryRejected,
-    DeliveryUnavailable,
-    SendResult,
-)
+from leadmail.services.results import DeliveryFailed, DeliveryUnavailable, SendResult
 
 log = structlog.get_logger("leadmail.http")
-
-# status, short message
-ERROR_TABLE: dict[type[LeadmailError], tuple[int, str]] = {
-    ValidationFailed: (422, "The request is invalid"),
-    Unauthorized: (401, "Authentication failed"),
-    LeadNotFound: (404, "Lead not found"),
-    ApiKeyNotFound: (404, "API key not found"),
-    DuplicateLead: (409, "Lead already exists"),
-    StorageUnavailable: (503, "Service temporarily unavailable"),
-    TemplateNotFound: (404, "Template not found"),
-    MessageNotFound: (404, "Message not found"),
-    SenderNotAllowed: (403, "Sender not allowed"),
-    IdempotencyKeyReused: (409, "Idempotency key reused"),
-    IdempotencyInProgress: (409, "Request in progress"),
-    DeliveryRejected: (502, "Email not sent"),
-    DeliveryUnavailable: (503, "Email not sent"),
-}
 
 BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="leadmail"'}
 
 
 def envelope(
-    status: int,
-    message: str,
+    kind: ErrorKind,
     error: str,
-    code: str,
     data: dict[str, Any] | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response[ErrorEnvelope]:
+    """The failure envelope of one kind of error; ``error`` says what went wrong."""
     return Response(
-        ErrorEnvelope(success=False, message=message, error=error, code=code, data=data),
-        status_code=status,
+        ErrorEnvelope(success=False, message=kind.message, error=error, code=kind.code, data=data),
+        status_code=kind.status,
         headers=headers,
     )
 
 
 def handle_leadmail_error(request: Request[Any, Any, Any], exc: LeadmailError) -> Response[Any]:
-    for cls in type(exc).__mro__:
-        if cls in ERROR_TABLE:
-            status, message = ERROR_TABLE[cls]
-            break
-    else:
+    kind = kind_of(exc)
+    if kind is None:
         return handle_unexpected(request, exc)
     data: dict[str, Any] | None = None
     headers: dict[str, str] | None = None
@@ -102,7 +75,7 @@ def handle_leadmail_error(request: Request[Any, Any, Any], exc: LeadmailError) -
         data = _delivery_data(exc.result)
         if isinstance(exc, DeliveryUnavailable):
             headers = {"Retry-After": str(math.ceil(exc.retry_after))}
-    return envelope(status, message, exc.message, exc.code, data, headers)
+    return envelope(kind, exc.message, data, headers)
 
 
 def _delivery_data(result: SendResult) -> dict[str, Any]:
@@ -121,9 +94,7 @@ def _validation_failure(exc: ValidationException) -> Response[Any]:
     source = str(detail.get("source", ""))
     text = str(detail.get("message", exc.detail))
     if isinstance(cause, msgspec.ValidationError) and "missing required field `data`" in str(cause):
-        return envelope(
-            400, "Malformed JSON", "The request body must be a JSON object", "MALFORMED_JSON"
-        )
+        return envelope(MALFORMED_JSON, "The request body must be a JSON object")
     field = str(detail.get("key", "")) or "body"
     if source == "body":
         named = _FIELD_IN_MESSAGE.search(text)
@@ -144,10 +115,8 @@ def _validation_failure(exc: ValidationException) -> Response[Any]:
             text = "is required"
     failure = ValidationFailed.one(field, text)
     return envelope(
-        422,
-        ERROR_TABLE[ValidationFailed][1],
+        BY_CLASS[ValidationFailed],
         failure.message,
-        failure.code,
         {"errors": [{"field": field, "message": text}]},
     )
 
@@ -156,39 +125,24 @@ def handle_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -
     if isinstance(exc, ValidationException):
         return _validation_failure(exc)
     if isinstance(exc.__cause__, SerializationException) or "JSON is malformed" in exc.detail:
-        return envelope(400, "Malformed JSON", exc.detail, "MALFORMED_JSON")
+        return envelope(MALFORMED_JSON, exc.detail)
     if isinstance(exc, NotFoundException):
-        return envelope(
-            404,
-            "Not found",
-            f"There is no endpoint at {request.method} {request.url.path}",
-            "NOT_FOUND",
-        )
+        return envelope(NOT_FOUND, f"There is no endpoint at {request.method} {request.url.path}")
     if isinstance(exc, MethodNotAllowedException):
         return envelope(
-            405,
-            "Method not allowed",
+            METHOD_NOT_ALLOWED,
             f"{request.method} is not allowed on {request.url.path}",
-            "METHOD_NOT_ALLOWED",
             headers=dict(exc.headers or {}),
         )
     if isinstance(exc, NotAuthorizedException):
-        return envelope(
-            401, "Authentication failed", exc.detail, "UNAUTHORIZED", headers=BEARER_CHALLENGE
-        )
+        return envelope(BY_CLASS[Unauthorized], exc.detail, headers=BEARER_CHALLENGE)
     if exc.status_code == 413:
-        return envelope(
-            413, "Payload too large", "The request body is too large", "PAYLOAD_TOO_LARGE"
-        )
+        return envelope(PAYLOAD_TOO_LARGE, "The request body is too large")
     if exc.status_code >= 500:
         return handle_unexpected(request, exc)
-    return envelope(
-        exc.status_code,
-        "Request failed",
-        exc.detail,
-        f"HTTP_{exc.status_code}",
-        headers=exc.headers,
-    )
+    # Any other status the framework answers with, named by its number.
+    other = ErrorKind(exc.status_code, f"HTTP_{exc.status_code}", "Request failed", "")
+    return envelope(other, exc.detail, headers=exc.headers)
 
 
 def handle_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
@@ -200,10 +154,8 @@ def handle_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Respon
         where=_origin(exc),
     )
     return envelope(
-        HTTP_500_INTERNAL_SERVER_ERROR,
-        "Internal error",
+        INTERNAL_ERROR,
         f"An unexpected error occurred; quote request id {request_id} when reporting it",
-        "INTERNAL_ERROR",
         {"request_id": request_id},
     )
 

@@ -1,0 +1,100 @@
+"""Every failure the API can answer with, once: its status, code, short message and what it
+means. The exception handlers (errors.py) answer from it, and the OpenAPI document
+(openapi.py) describes each status from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from leadmail.domain.email import SenderNotAllowed
+from leadmail.domain.errors import (
+    LeadmailError,
+    LeadNotFound,
+    MessageNotFound,
+    TemplateNotFound,
+    Unauthorized,
+    ValidationFailed,
+)
+from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
+from leadmail.ports.errors import DuplicateLead, StorageUnavailable
+from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorKind:
+    status: int
+    code: str
+    message: str  # the envelope's short message
+    when: str  # what it means, for the API's documentation
+
+
+def _of(error: type[LeadmailError], status: int, message: str, when: str) -> ErrorKind:
+    return ErrorKind(status, error.code, message, when)
+
+
+# What the service raises, by exception class (a subclass answers as its nearest listed
+# ancestor).
+BY_CLASS: dict[type[LeadmailError], ErrorKind] = {
+    cls: _of(cls, status, message, when)
+    for cls, status, message, when in [
+        (ValidationFailed, 422, "The request is invalid",
+         "a field is missing, unknown, read-only, of the wrong type or breaks a rule;"
+         " `data.errors` lists `{field, message}`"),
+        (Unauthorized, 401, "Authentication failed",
+         "`Authorization` missing, not `Bearer`, or the key is malformed, unknown or revoked"),
+        (SenderNotAllowed, 403, "Sender not allowed",
+         "the `from` domain is not one this service may send for"),
+        (LeadNotFound, 404, "Lead not found", "no such lead in your account"),
+        (TemplateNotFound, 404, "Template not found", "no template with that id; nothing was sent"),
+        (MessageNotFound, 404, "Message not found", "no such message in your account"),
+        (DuplicateLead, 409, "Lead already exists",
+         "a lead with this email is already in your account; `data.lead_id` is its id"),
+        (IdempotencyKeyReused, 409, "Idempotency key reused",
+         "this `Idempotency-Key` was used with a different body"),
+        (IdempotencyInProgress, 409, "Request in progress",
+         "a request with this `Idempotency-Key` is still running"),
+        (DeliveryRejected, 502, "Email not sent",
+         "the provider refused the message; `data` has every message's outcome"),
+        (StorageUnavailable, 503, "Service temporarily unavailable",
+         "the database cannot be reached; retry"),
+        (DeliveryUnavailable, 503, "Email not sent",
+         "the provider could not be reached in time; `data` has every message's outcome;"
+         " retry with the same `Idempotency-Key`"),
+    ]
+}  # fmt: skip
+
+# What the framework finds wrong with a request before any service sees it.
+MALFORMED_JSON = ErrorKind(
+    400, "MALFORMED_JSON", "Malformed JSON", "the body is not JSON, is empty, or is truncated"
+)
+NOT_FOUND = ErrorKind(404, "NOT_FOUND", "Not found", "no such endpoint")
+METHOD_NOT_ALLOWED = ErrorKind(
+    405, "METHOD_NOT_ALLOWED", "Method not allowed", "the endpoint has no such method (`Allow`)"
+)
+PAYLOAD_TOO_LARGE = ErrorKind(
+    413, "PAYLOAD_TOO_LARGE", "Payload too large", "the body is larger than the service takes"
+)
+INTERNAL_ERROR = ErrorKind(
+    500, "INTERNAL_ERROR", "Internal error", "a bug; `data.request_id` finds the log line"
+)
+
+ALL: tuple[ErrorKind, ...] = (
+    MALFORMED_JSON,
+    NOT_FOUND,
+    METHOD_NOT_ALLOWED,
+    PAYLOAD_TOO_LARGE,
+    INTERNAL_ERROR,
+    *BY_CLASS.values(),
+)
+
+
+def kind_of(error: LeadmailError) -> ErrorKind | None:
+    for cls in type(error).__mro__:
+        kind = BY_CLASS.get(cls)
+        if kind is not None:
+            return kind
+    return None
+
+
+def with_status(status: int) -> list[ErrorKind]:
+    return sorted((k for k in ALL if k.status == status), key=lambda k: k.code)

@@ -1,0 +1,40 @@
+"""The error table is the one list of failures: the README's table of codes says the same."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from leadmail.adapters.http.error_table import ALL, BY_CLASS, with_status
+from leadmail.adapters.http.openapi import describe
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+_ROW = re.compile(r"^\| (\d{3}) \| `([A-Z_]+)` \|", re.MULTILINE)
+
+
+def test_the_readme_lists_every_code_with_its_status_and_no_other() -> None:
+    documented = set(_ROW.findall(README.read_text()))
+
+    assert documented == {(str(kind.status), kind.code) for kind in ALL}
+
+
+def test_each_code_is_one_kind() -> None:
+    codes = [kind.code for kind in ALL]
+
+    assert len(codes) == len(set(codes))
+
+
+def test_a_class_answers_with_its_own_code() -> None:
+    for cls, kind in BY_CLASS.items():
+        assert kind.code == cls.code
+
+
+def test_the_document_describes_a_status_by_all_its_codes() -> None:
+    for kind in ALL:
+        assert f"`{kind.code}`: {kind.when}" in describe(kind.status)
+    assert [k.code for k in with_status(404)] == [
+        "LEAD_NOT_FOUND",
+        "MESSAGE_NOT_FOUND",
+        "NOT_FOUND",
+        "TEMPLATE_NOT_FOUND",
+    ]
