@@ -16,7 +16,7 @@ import pytest
 import structlog
 
 from leadmail import logs
-from leadmail.adapters.http import errors
+from leadmail.adapters.http import errors, tracing
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.logs import configure_logging
 from tests.unit.http.support import LEADS, Api, memory_with, open_api
@@ -34,17 +34,16 @@ def json_logs(
 
     configure_logging caches loggers on first use, so the module-level structlog loggers
     are swapped for fresh ones: a logger cached by an earlier test would write to a stale
-    stream. The access line's HotLog is the production one: it reads the sink
-    configure_logging sets (put back afterwards).
+    stream.
     """
     saved = structlog.get_config()
     root = logging.getLogger()
     saved_handlers, saved_level = root.handlers[:], root.level
     saved_levels = {name: logging.getLogger(name).level for name in _QUIETED}
     capsys.readouterr()
-    monkeypatch.setattr(logs, "_json_sink", logs._json_sink)
     configure_logging("json", level)
     monkeypatch.setattr(errors, "log", structlog.get_logger("leadmail.http"))
+    monkeypatch.setattr(tracing, "access_log", structlog.get_logger("leadmail.access"))
     lines: list[str] = []
 
     def read() -> list[dict[str, Any]]:
@@ -154,55 +153,32 @@ async def test_an_unexpected_error_is_logged_once_with_its_request_id(
     assert "ada@example.com" not in json.dumps(events)
 
 
-# --- the access line's own writer (HotLog) -------------------------------------------
+# --- the timestamp every line carries ------------------------------------------------
 
 
-def test_the_access_line_has_the_shape_structlog_gives_every_line(
+def test_every_line_has_the_same_shape_and_the_request_id(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fields = {"account_id": "acc_1", "method": "POST", "route": "/x", "status": 201, "d": 1.5}
     with json_logs(capsys, monkeypatch) as read:
         token = logs.request_id_var.set("req_abc")
         try:
-            logs.HotLog("leadmail.access").info("request", **fields)
-            structlog.get_logger("leadmail.other").info("request", **fields)
+            structlog.get_logger("leadmail.access").info("request", **fields)
         finally:
             logs.request_id_var.reset(token)
-        ours, structlogs = read()
+        [line] = read()
 
-    assert list(ours) == list(structlogs)  # same keys, same order
-    assert {k: v for k, v in ours.items() if k != "timestamp"} == {
-        k: v for k, v in structlogs.items() if k != "timestamp"
-    }
-    assert ours["timestamp"].endswith("Z")
-    assert ours["request_id"] == "req_abc"
-
-
-def test_the_access_line_obeys_the_log_level(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with json_logs(capsys, monkeypatch, "WARNING") as read:
-        logs.HotLog("leadmail.access").info("request", status=200)
-        structlog.get_logger("leadmail.other").warning("shown", status=500)
-
-    assert [line["event"] for line in read()] == ["shown"]
-
-
-def test_with_console_logs_the_access_line_goes_through_structlog(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(logs, "_json_sink", None)
-    with structlog.testing.capture_logs() as captured:
-        logs.HotLog("leadmail.access").info("request", status=204)
-
-    assert captured == [{"event": "request", "status": 204, "log_level": "info"}]
+    assert list(line) == [*fields, "event", "request_id", "level", "timestamp"]
+    assert line["request_id"] == "req_abc"
+    assert line["level"] == "info"
 
 
 @pytest.mark.parametrize("now", [1_795_000_000.0, 1_795_000_000.25, 1_795_000_059.999999])
-def test_the_access_line_timestamp_is_structlogs(
+def test_the_timestamp_is_what_structlogs_timestamper_writes(
     monkeypatch: pytest.MonkeyPatch, now: float
 ) -> None:
+    # TimeStamper(fmt="iso", utc=True) writes datetime.now(UTC).isoformat() with a Z.
     monkeypatch.setattr(time, "time", lambda: now)
     expected = datetime.fromtimestamp(now, UTC).isoformat().replace("+00:00", "Z")
 
-    assert logs._iso_now() == expected
+    assert logs.add_timestamp(None, "info", {}) == {"timestamp": expected}
