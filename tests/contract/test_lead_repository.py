@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from leadmail.domain.leads import Lead, LeadQuery, PageCursor
+from leadmail.domain.lead_listing import LeadQuery, PageCursor
+from leadmail.domain.leads import Lead
 from leadmail.ports.errors import DuplicateLead
 from tests.contract.support import T0, Storage, a_lead, is_utc, moment, unique_lead_id
 

@@ -40,7 +40,7 @@ from leadmail.adapters.db.migrations import (
     leadmail_2026_11_24t07_54_00_000000_messages_and_phone_indexes as messages_and_phone_indexes,
 )
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
-from leadmail.domain.leads import LeadQuery
+from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.templates import TemplateSource
 from leadmail.ports.errors import DuplicateLead
 from tests.contract.support import (

@@ -15,7 +15,8 @@ from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.migrate import migrate
-from leadmail.domain.leads import Lead, LeadQuery
+from leadmail.domain.lead_listing import LeadQuery
+from leadmail.domain.leads import Lead
 from tests.contract.support import T0, a_lead, moment, unique_account_name, unique_digest
 
 WRITERS = 50

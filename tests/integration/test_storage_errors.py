@@ -20,7 +20,7 @@ from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.migrate import applied_migrations, migrate
-from leadmail.domain.leads import LeadQuery
+from leadmail.domain.lead_listing import LeadQuery
 from leadmail.ports.errors import StorageUnavailable
 from tests.contract.support import T0, a_lead, unique_digest
 

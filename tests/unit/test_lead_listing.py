@@ -12,16 +12,14 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from leadmail.domain.errors import ValidationFailed
-from leadmail.domain.leads import (
+from leadmail.domain.lead_listing import (
     DEFAULT_PAGE_SIZE,
-    LEAD_ID_PREFIX,
     MAX_PAGE_SIZE,
-    Lead,
     LeadQuery,
     PageCursor,
-    new_lead_id,
     page_of,
 )
+from leadmail.domain.leads import LEAD_ID_PREFIX, Lead, new_lead_id
 
 T0 = datetime(2026, 2, 1, tzinfo=UTC)
 

@@ -8,7 +8,8 @@ import pytest
 
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.domain.errors import LeadNotFound
-from leadmail.domain.leads import Lead, LeadChanges, LeadFields, LeadQuery
+from leadmail.domain.lead_listing import LeadQuery
+from leadmail.domain.leads import Lead, LeadChanges, LeadFields
 from leadmail.ports.errors import DuplicateLead
 from leadmail.services.leads import LeadService
 from tests.unit.fakes import START, FakeClock

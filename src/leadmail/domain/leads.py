@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
-from datetime import UTC, datetime
+from datetime import datetime
 
 from leadmail.domain.addresses import InvalidAddress, email_key, normalise_email
 from leadmail.domain.errors import FieldError, ValidationFailed
@@ -19,10 +16,7 @@ MAX_SOURCE = 100
 MAX_NOTE = 10_000
 MAX_PHONE = 32
 PHONE_PATTERN = re.compile(r"[0-9 +()\-.]+")
-MAX_PAGE_SIZE = 100
-DEFAULT_PAGE_SIZE = 50
 LEAD_ID_PREFIX = "ld_"
-MAX_CURSOR_LENGTH = 512  # ours are about 90 characters
 
 # Fields the service owns: a client that sends them is told so, by name.
 READ_ONLY_FIELDS = frozenset({"lead_id", "created_at", "updated_at", "account", "account_id"})
@@ -113,84 +107,6 @@ class LeadChanges:
         return replace(lead, updated_at=now, **changed)
 
 
-@dataclass(frozen=True, slots=True)
-class LeadQuery:
-    """What a lead listing asks for: newest first, one page at a time, only the leads whose
-    ``equals`` attributes have those values."""
-
-    limit: int = DEFAULT_PAGE_SIZE
-    after: PageCursor | None = None
-    equals: tuple[tuple[str, str], ...] = ()  # (attribute of Lead, value)
-
-    @classmethod
-    def parse(
-        cls,
-        *,
-        limit: int = DEFAULT_PAGE_SIZE,
-        cursor: str | None = None,
-        **filters: str | None,
-    ) -> LeadQuery:
-        """``filters`` by name (FILTERS); None is no filter."""
-        if not 1 <= limit <= MAX_PAGE_SIZE:
-            raise ValidationFailed.one("limit", f"must be between 1 and {MAX_PAGE_SIZE}")
-        equals = tuple(FILTERS[name](value) for name, value in filters.items() if value is not None)
-        return cls(
-            limit=limit,
-            after=None if cursor is None else PageCursor.decode(cursor),
-            equals=equals,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class PageCursor:
-    """Position after the last lead of a page, in (created_at, lead_id) descending order."""
-
-    created_at: datetime
-    lead_id: str
-
-    def encode(self) -> str:
-        moment = self.created_at.astimezone(UTC).isoformat()
-        raw = json.dumps([moment, self.lead_id], separators=(",", ":"), ensure_ascii=False)
-        return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-    @classmethod
-    def decode(cls, token: str) -> PageCursor:
-        invalid = ValidationFailed.one("cursor", "is not a cursor this service issued")
-        if len(token) > MAX_CURSOR_LENGTH:
-            raise invalid
-        try:
-            padded = token + "=" * (-len(token) % 4)
-            created, lead_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
-            moment = datetime.fromisoformat(created)
-            if not isinstance(lead_id, str) or moment.tzinfo is None:
-                raise ValueError(token)
-            moment = moment.astimezone(UTC)  # overflows for moments no database can hold
-        except (
-            ValueError,
-            TypeError,
-            OverflowError,
-            binascii.Error,
-            UnicodeDecodeError,
-            RecursionError,
-        ) as e:
-            raise invalid from e
-        return cls(moment, lead_id)
-
-
-@dataclass(frozen=True, slots=True)
-class LeadPage:
-    leads: list[Lead]
-    next_cursor: str | None
-
-
-def page_of(rows: list[Lead], limit: int) -> LeadPage:
-    """Cut ``limit + 1`` rows fetched by a repository into a page and its cursor."""
-    if len(rows) <= limit:
-        return LeadPage(rows, None)
-    last = rows[limit - 1]
-    return LeadPage(rows[:limit], PageCursor(last.created_at, last.lead_id).encode())
-
-
 def _check(errors: list[FieldError], field: str, value: str) -> str:
     try:
         return RULES[field](value)
@@ -255,13 +171,6 @@ def _phone(value: str) -> str:
     return text
 
 
-def _email_filter(value: str) -> tuple[str, str]:
-    try:
-        return "email_key", email_key(normalise_email(value))
-    except InvalidAddress:
-        return "email_key", email_key(value.strip())  # matches nothing stored; not an error
-
-
 # The rule of each client-owned field: checks a value and returns it as stored.
 RULES: dict[str, Callable[[str], str]] = {
     "name": _name,
@@ -271,10 +180,3 @@ RULES: dict[str, Callable[[str], str]] = {
     "phone": _phone,
 }
 CLIENT_FIELDS = tuple(f.name for f in fields(LeadFields))
-
-# The exact-match filters of a listing: a value as given -> (attribute of Lead, value).
-FILTERS: dict[str, Callable[[str], tuple[str, str]]] = {
-    "email": _email_filter,  # the same mailbox, whatever the case
-    "source": lambda value: ("source", value),
-    "phone": lambda value: ("phone", value.strip()),
-}

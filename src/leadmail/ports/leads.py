@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from leadmail.domain.leads import Lead, LeadQuery
+from leadmail.domain.lead_listing import LeadQuery
+from leadmail.domain.leads import Lead
 
 
 class LeadRepository(Protocol):

@@ -2,15 +2,8 @@ from __future__ import annotations
 
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.errors import LeadNotFound
-from leadmail.domain.leads import (
-    Lead,
-    LeadChanges,
-    LeadFields,
-    LeadPage,
-    LeadQuery,
-    new_lead_id,
-    page_of,
-)
+from leadmail.domain.lead_listing import LeadPage, LeadQuery, page_of
+from leadmail.domain.leads import Lead, LeadChanges, LeadFields, new_lead_id
 from leadmail.ports.leads import LeadRepository
 
 

@@ -10,7 +10,8 @@ import pytest
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.domain.keys import ApiKey
-from leadmail.domain.leads import Lead, LeadQuery
+from leadmail.domain.lead_listing import LeadQuery
+from leadmail.domain.leads import Lead
 from leadmail.ports.errors import StorageUnavailable
 from tests.unit.http.support import LEADS, assert_error, assert_ok, memory_with, open_api
 

@@ -4,7 +4,8 @@ from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.errors import is_unique_violation, translate_errors
 from leadmail.adapters.db.statements import Mapped
 from leadmail.adapters.db.tables import Leads
-from leadmail.domain.leads import CLIENT_FIELDS, Lead, LeadQuery
+from leadmail.domain.lead_listing import LeadQuery
+from leadmail.domain.leads import CLIENT_FIELDS, Lead
 from leadmail.ports.errors import DuplicateLead
 from leadmail.ports.leads import LeadRepository
 

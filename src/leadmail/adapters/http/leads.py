@@ -21,7 +21,8 @@ from leadmail.adapters.http.schemas import (
     ok,
 )
 from leadmail.domain.keys import Principal
-from leadmail.domain.leads import DEFAULT_PAGE_SIZE, LeadChanges, LeadFields, LeadQuery
+from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, LeadQuery
+from leadmail.domain.leads import LeadChanges, LeadFields
 from leadmail.services.leads import LeadService
 
 AuthedRequest = Request[Principal, Any, Any]

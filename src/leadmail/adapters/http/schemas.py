@@ -8,7 +8,8 @@ import msgspec
 
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.domain.email import Message
-from leadmail.domain.leads import Lead, LeadPage
+from leadmail.domain.lead_listing import LeadPage
+from leadmail.domain.leads import Lead
 from leadmail.domain.templates import Template
 
 T = TypeVar("T")

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from leadmail.domain.leads import Lead, LeadQuery
+from leadmail.domain.lead_listing import LeadQuery
+from leadmail.domain.leads import Lead
 from leadmail.ports.errors import DuplicateLead
 from leadmail.ports.leads import LeadRepository
 
