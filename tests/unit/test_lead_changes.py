@@ -21,6 +21,7 @@ def a_lead() -> Lead:
         email="ada@example.com",
         source="webinar",
         note="First contact.",
+        phone="",
         created_at=CREATED,
         updated_at=CREATED,
     )

@@ -64,6 +64,7 @@ def lead_at(n: int, moment: datetime) -> Lead:
         email=f"lead{n}@example.com",
         source="",
         note="",
+        phone="",
         created_at=moment,
         updated_at=moment,
     )

@@ -100,6 +100,7 @@ class Api:
             email=email,
             source=source,
             note=note,
+            phone="",
             created_at=created_at,
             updated_at=created_at,
         )

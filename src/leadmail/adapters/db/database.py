@@ -41,6 +41,8 @@ class Database:
 
     def __post_init__(self) -> None:
         self.tables = build_tables(self.engine)
+        # Piccolo's transaction of the running task, if any (a ContextVar of the engine).
+        self._transaction = self.engine.current_transaction
 
     @classmethod
     def from_url(
@@ -131,8 +133,9 @@ class Database:
         with translate_errors():
             pool = self._pool
             if pool is not None:
-                connection = self._transaction_connection()
-                if connection is not None:
+                transaction = self._transaction.get()
+                if transaction is not None:
+                    connection = transaction.connection
                     rows: list[Row] = await connection.fetch(statement.postgres, *args)
                     return rows
                 return await pool.fetch(statement.postgres, *args)
@@ -142,8 +145,9 @@ class Database:
         with translate_errors():
             pool = self._pool
             if pool is not None:
-                connection = self._transaction_connection()
-                if connection is not None:
+                transaction = self._transaction.get()
+                if transaction is not None:
+                    connection = transaction.connection
                     row: Row | None = await connection.fetchrow(statement.postgres, *args)
                     return row
                 return await pool.fetchrow(statement.postgres, *args)
@@ -154,8 +158,9 @@ class Database:
         with translate_errors():
             pool = self._pool
             if pool is not None:
-                connection = self._transaction_connection()
-                if connection is not None:
+                transaction = self._transaction.get()
+                if transaction is not None:
+                    connection = transaction.connection
                     await connection.execute(statement.postgres, *args)
                 else:
                     await pool.execute(statement.postgres, *args)
@@ -167,8 +172,9 @@ class Database:
         with translate_errors():
             pool = self._pool
             if pool is not None:
-                connection = self._transaction_connection()
-                if connection is not None:
+                transaction = self._transaction.get()
+                if transaction is not None:
+                    connection = transaction.connection
                     await connection.executemany(statement.postgres, rows)
                     return
                 async with pool.acquire() as connection, connection.transaction():
@@ -179,14 +185,9 @@ class Database:
                 for row in rows:
                     await self._sqlite(statement, row)
 
-    def _transaction_connection(self) -> Any:
-        """The connection of the Piccolo transaction this task is in, if any."""
-        transaction = self.engine.current_transaction.get()
-        return None if transaction is None else transaction.connection
-
     async def _sqlite(self, statement: Statement, args: Sequence[Any]) -> list[Row]:
         query = QueryString(statement.sqlite, *args)
-        if statement.writes and self.engine.current_transaction.get() is None:
+        if statement.writes and self._transaction.get() is None:
             async with self.writing():
                 rows: list[Row] = await self.engine.run_querystring(query)
                 return rows

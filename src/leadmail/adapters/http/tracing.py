@@ -11,7 +11,6 @@ import re
 import time
 from typing import Any
 
-import structlog
 from litestar import Litestar
 from litestar.enums import ScopeType
 from litestar.types import (
@@ -25,12 +24,12 @@ from litestar.types import (
     Send,
 )
 
-from leadmail.logs import request_id_var
+from leadmail.logs import RequestLog, request_id_var
 
 REQUEST_ID_HEADER = b"x-request-id"
 _SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
-access_log = structlog.get_logger("leadmail.access")
+access_log = RequestLog("leadmail.access")
 
 
 def new_request_id() -> str:
