@@ -104,7 +104,7 @@ def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
         else None
     )
     # HotLog writes the access line without this chain: a processor added here must be
-    # added there too (tests/unit/http/test_logging.py compares the two lines).
+    # added there too (tests/api/test_logging.py compares the two lines).
     shared: list[Any] = [
         add_request_id,
         structlog.processors.add_log_level,

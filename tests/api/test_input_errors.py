@@ -10,7 +10,7 @@ import pytest
 from litestar.types import HTTPReceiveMessage, Message, Receive, Scope, Send
 
 from leadmail.config import Settings
-from tests.unit.http.support import (
+from tests.api.support import (
     LEADS,
     Api,
     assert_error,

@@ -11,7 +11,7 @@ from litestar import Litestar
 
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.domain.email import OutgoingEmail
-from tests.unit.http.support import (
+from tests.api.support import (
     SEND,
     SEND_TEMPLATE,
     TEMPLATE,

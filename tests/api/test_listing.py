@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.http.support import EPOCH, LEADS, Api, assert_invalid, assert_ok, minutes
+from tests.api.support import EPOCH, LEADS, Api, assert_invalid, assert_ok, minutes
 
 
 async def _walk(api: Api, **params: str) -> list[list[str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.http.support import LEADS, SANE_REQUEST_ID, Api
+from tests.api.support import LEADS, SANE_REQUEST_ID, Api
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from leadmail.domain.email import Mailbox
-from tests.unit.http.support import (
+from tests.api.support import (
     SEND_TEMPLATE,
     SENDER,
     TEMPLATE,

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.unit.http.support import (
+from tests.api.support import (
     ISO_UTC,
     TEMPLATE,
     TEMPLATE_FIELDS,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.http.support import (
+from tests.api.support import (
     MESSAGE_FIELDS,
     MESSAGES,
     SEND,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
-from tests.unit.http.support import (
+from tests.api.support import (
     MESSAGES,
     SEND,
     SEND_TEMPLATE,
@@ -20,7 +20,7 @@ from tests.unit.http.support import (
     recorder,
     welcome_email,
 )
-from tests.unit.http.test_logging import json_logs
+from tests.api.test_logging import json_logs
 
 HTML = "<p>Private body: enrolment number 8812-ALPHA</p>"
 SUBJECT = "Private subject 4471"

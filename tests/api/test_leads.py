@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tests.unit.http.support import (
+from tests.api.support import (
     EPOCH,
     ISO_UTC,
     LEAD_FIELDS,

@@ -12,7 +12,7 @@ from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.domain.keys import ApiKey
 from leadmail.domain.leads import Lead, LeadQuery
 from leadmail.ports.errors import StorageUnavailable
-from tests.unit.http.support import LEADS, assert_error, assert_ok, memory_with, open_api
+from tests.api.support import LEADS, assert_error, assert_ok, memory_with, open_api
 
 SECRET_MESSAGE = "boom secret"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit.http.support import (
+from tests.api.support import (
     MESSAGES,
     SEND,
     TEMPLATE,

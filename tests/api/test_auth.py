@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.http.support import LEADS, Api, assert_error, assert_ok, bearer
+from tests.api.support import LEADS, Api, assert_error, assert_ok, bearer
 
 # method, path (with {id} standing for an existing lead), JSON body
 ENDPOINTS: list[tuple[str, str, dict[str, str] | None]] = [

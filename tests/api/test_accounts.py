@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.http.support import LEADS, Api, assert_error, assert_ok, bearer
+from tests.api.support import LEADS, Api, assert_error, assert_ok, bearer
 
 
 @pytest.fixture

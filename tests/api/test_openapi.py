@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.http.support import LEAD_FIELDS, LEADS, Api, json_schema_of, resolve_ref
+from tests.api.support import LEAD_FIELDS, LEADS, Api, json_schema_of, resolve_ref
 
 ONE = LEADS + "/{lead_id}"
 CLIENT_FIELDS = {"name", "email", "source", "note", "phone"}

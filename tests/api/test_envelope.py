@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.unit.http.support import LEADS, Api, assert_error
+from tests.api.support import LEADS, Api, assert_error
 
 
 def _assert_envelope(response: httpx.Response) -> None:

@@ -4,7 +4,7 @@ same Idempotency-Key, and either way `data` holds what happened to every message
 from __future__ import annotations
 
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
-from tests.unit.http.support import (
+from tests.api.support import (
     MESSAGES,
     SEND,
     TEMPLATE,
