@@ -12,20 +12,22 @@ from litestar import Litestar
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.domain.email import OutgoingEmail
 from tests.api.support import (
-    SEND,
-    SEND_TEMPLATE,
-    TEMPLATE,
     WELCOME_VARIABLES,
     Api,
     account_auth,
-    assert_error,
-    assert_invalid,
-    assert_ok,
     memory_with,
     open_api,
     plain_email,
     recorder,
     welcome_email,
+)
+from tests.support.envelope import (
+    SEND,
+    SEND_TEMPLATE,
+    TEMPLATE,
+    assert_error,
+    assert_invalid,
+    assert_ok,
 )
 
 REPLAYED = "Idempotent-Replayed"

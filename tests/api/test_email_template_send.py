@@ -9,19 +9,21 @@ import pytest
 
 from leadmail.domain.email import Mailbox
 from tests.api.support import (
-    SEND_TEMPLATE,
     SENDER,
-    TEMPLATE,
     WELCOME_VARIABLES,
     Api,
-    assert_error,
-    assert_invalid,
-    assert_message,
-    assert_ok,
     email_settings,
     open_api,
     recorder,
     welcome_email,
+)
+from tests.support.envelope import (
+    SEND_TEMPLATE,
+    TEMPLATE,
+    assert_error,
+    assert_invalid,
+    assert_message,
+    assert_ok,
 )
 
 PATHS = [TEMPLATE, SEND_TEMPLATE]

@@ -7,12 +7,12 @@ import re
 
 import pytest
 
-from tests.api.support import (
+from tests.api.support import Api
+from tests.support.envelope import (
     ISO_UTC,
     TEMPLATE,
     TEMPLATE_FIELDS,
     TEMPLATES,
-    Api,
     assert_error,
     assert_ok,
 )

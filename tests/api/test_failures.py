@@ -12,7 +12,8 @@ from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.domain.keys import ApiKey
 from leadmail.domain.leads import Lead, LeadQuery
 from leadmail.ports.errors import StorageUnavailable
-from tests.api.support import LEADS, assert_error, assert_ok, memory_with, open_api
+from tests.api.support import memory_with, open_api
+from tests.support.envelope import LEADS, assert_error, assert_ok
 
 SECRET_MESSAGE = "boom secret"
 

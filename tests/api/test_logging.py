@@ -19,8 +19,9 @@ from leadmail import logs
 from leadmail.adapters.http import errors
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.logs import configure_logging
-from tests.api.support import LEADS, Api, memory_with, open_api
+from tests.api.support import Api, memory_with, open_api
 from tests.api.test_failures import SECRET_MESSAGE, CrashingLeads
+from tests.support.envelope import LEADS
 
 ReadLog = Callable[[], list[dict[str, Any]]]
 _QUIETED = ("uvicorn.access", "httpx", "httpcore", "aiosqlite", "asyncio", "piccolo")

@@ -400,39 +400,9 @@ def primary_key(server: LeadmailServer) -> IssuedKey:
     return server.primary
 
 
-def assert_ok(response: httpx.Response) -> Any:
-    """A success envelope; returns its ``data``."""
-    assert response.status_code == 200, response.text
-    body = response.json()
-    assert body["success"] is True, body
-    assert body["error"] == "", body
-    assert isinstance(body["message"], str), body
-    assert body["message"], body
-    return body["data"]
-
-
-def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    """A failure envelope with this status and code; returns the whole body."""
-    assert response.status_code == status, response.text
-    assert response.headers.get("content-type", "").startswith("application/json"), response.headers
-    body = response.json()
-    assert isinstance(body, dict), body
-    assert body["success"] is False, body
-    assert isinstance(body["error"], str), body
-    assert body["error"], body
-    assert isinstance(body["message"], str), body
-    assert body["message"], body
-    assert body["code"] == code, body
-    return body
-
-
 # Email: servers with a real provider configuration, pointed at the stand-in of
 # tests/support/standin.py, and what the stand-in received.
 
-EMAIL_SEND = "/api/v1/email/send"
-EMAIL_TEMPLATE = "/api/v1/email/template"
-EMAIL_TEMPLATES = "/api/v1/email/templates"
-EMAIL_MESSAGES = "/api/v1/email/messages"
 MAILGUN_DOMAIN = "mg.academy.example.com"
 
 

@@ -9,19 +9,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from tests.e2e.conftest import (
-    EMAIL_MESSAGES,
-    EMAIL_SEND,
-    EMAIL_TEMPLATE,
-    IssuedKey,
-    LeadmailServer,
-    assert_not_logged,
-    assert_ok,
-    new_email,
-    wait_for,
-)
+from tests.e2e.conftest import IssuedKey, LeadmailServer, assert_not_logged, new_email, wait_for
+from tests.support.envelope import MESSAGES, SEND, SEND_TEMPLATE, TEMPLATE, ok_data
 
-SEND_TEMPLATE = "/api/v1/email/send-template"
 SENDER = "Academy <hello@academy.example.com>"
 
 
@@ -50,8 +40,8 @@ def test_a_console_send_is_logged_without_its_body(
     html = f"<p>Private note for the student: {marker}</p>"
     body = {"to": new_email("console"), "subject": "Console", "from": SENDER, "html": html}
     with server.client(primary_key.secret) as api:
-        data = assert_ok(api.post(EMAIL_SEND, json=body))
-        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{data['id']}"))
+        data = ok_data(api.post(SEND, json=body))
+        logged = ok_data(api.get(f"{MESSAGES}/{data['id']}"))
 
     assert data["provider"] == "console", data
     assert data["status"] == "sent", data
@@ -81,10 +71,10 @@ def test_a_console_template_send_is_logged_without_its_body(
         "from": SENDER,
     }
     with server.client(primary_key.secret) as api:
-        messages = assert_ok(api.post(EMAIL_TEMPLATE, json=body))["messages"]
+        messages = ok_data(api.post(TEMPLATE, json=body))["messages"]
         # The spec's samples: the /send-template path, and `to` as one string.
         single = new_email("console-c")
-        [alone] = assert_ok(api.post(SEND_TEMPLATE, json={**body, "to": single}))["messages"]
+        [alone] = ok_data(api.post(SEND_TEMPLATE, json={**body, "to": single}))["messages"]
 
     assert [m["to"] for m in messages] == [[r] for r in recipients]
     assert alone["to"] == [single]

@@ -18,13 +18,8 @@ import httpx
 import pytest
 
 from tests.e2e.conftest import (
-    EMAIL_MESSAGES,
-    EMAIL_SEND,
-    EMAIL_TEMPLATE,
     LeadmailServer,
-    assert_error,
     assert_not_logged,
-    assert_ok,
     delivered,
     email_env,
     provider_api_key,
@@ -33,6 +28,7 @@ from tests.e2e.conftest import (
     wait_for,
 )
 from tests.postgres import fresh_database
+from tests.support.envelope import MESSAGES, SEND, TEMPLATE, assert_error, ok_data
 from tests.support.standin import (
     Provider,
     ProviderStandin,
@@ -159,13 +155,11 @@ def test_plain_send_reaches_the_provider_once_as_sent(email: EmailRig) -> None:
     subject = f"Your trial class, Zoë & Bob {unique('s')}"
     html = f"<h1>Hello Zoë</h1><p>Caf\u00e9 &amp; <b>croissants</b> {unique('h')}</p>"
     with email.client() as api:
-        response = api.post(
-            EMAIL_SEND, json={"to": to, "subject": subject, "from": SENDER, "html": html}
-        )
-        data = assert_ok(response)
+        response = api.post(SEND, json={"to": to, "subject": subject, "from": SENDER, "html": html})
+        data = ok_data(response)
         assert response.headers.get("Idempotent-Replayed") is None
         assert "sent" in response.json()["message"].lower(), response.json()
-        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{data['id']}"))
+        logged = ok_data(api.get(f"{MESSAGES}/{data['id']}"))
 
     [request] = email.standin.requests
     assert request.method == "POST"
@@ -195,7 +189,7 @@ def test_template_send_is_one_rendered_escaped_message_per_recipient(email: Emai
     variables = welcome_variables(first_name)
     with email.client() as api:
         response = api.post(
-            EMAIL_TEMPLATE,
+            TEMPLATE,
             json={
                 "to": recipients,
                 "template_id": "welcome",
@@ -203,10 +197,10 @@ def test_template_send_is_one_rendered_escaped_message_per_recipient(email: Emai
                 "from": SENDER,
             },
         )
-        data = assert_ok(response)
+        data = ok_data(response)
         assert "sent" in response.json()["message"].lower(), response.json()
         messages = data["messages"]
-        logged = [assert_ok(api.get(f"{EMAIL_MESSAGES}/{m['id']}")) for m in messages]
+        logged = [ok_data(api.get(f"{MESSAGES}/{m['id']}")) for m in messages]
 
     requests = email.standin.requests
     assert len(requests) == 3, requests
@@ -247,23 +241,23 @@ def test_same_idempotency_key_and_body_replay_without_sending(email: EmailRig) -
         "from": SENDER,
     }
     with email.client() as api:
-        first = api.post(EMAIL_SEND, json=plain, headers={"Idempotency-Key": plain_key})
+        first = api.post(SEND, json=plain, headers={"Idempotency-Key": plain_key})
         first_template = api.post(
-            EMAIL_TEMPLATE, json=template, headers={"Idempotency-Key": template_key}
+            TEMPLATE, json=template, headers={"Idempotency-Key": template_key}
         )
-        assert_ok(first)
-        assert_ok(first_template)
+        ok_data(first)
+        ok_data(first_template)
         assert first.headers.get("Idempotent-Replayed") is None
         assert first_template.headers.get("Idempotent-Replayed") is None
         assert len(email.standin.requests) == 3
 
-        again = api.post(EMAIL_SEND, json=plain, headers={"Idempotency-Key": plain_key})
+        again = api.post(SEND, json=plain, headers={"Idempotency-Key": plain_key})
         again_template = api.post(
-            EMAIL_TEMPLATE, json=template, headers={"Idempotency-Key": template_key}
+            TEMPLATE, json=template, headers={"Idempotency-Key": template_key}
         )
         # The same key with another body is a conflict, and sends nothing either.
         reused = api.post(
-            EMAIL_SEND, json={**plain, "subject": "Other"}, headers={"Idempotency-Key": plain_key}
+            SEND, json={**plain, "subject": "Other"}, headers={"Idempotency-Key": plain_key}
         )
 
     assert again.status_code == 200, again.text
@@ -284,7 +278,7 @@ def test_the_same_key_while_the_first_request_runs_is_409_and_sends_nothing(
 
     def first_send() -> httpx.Response:
         with email.client() as api:
-            return api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
+            return api.post(SEND, json=body, headers={"Idempotency-Key": key})
 
     email.standin.latency = SLOW_ANSWER_S  # the first request is held at the provider
     try:
@@ -294,12 +288,12 @@ def test_the_same_key_while_the_first_request_runs_is_409_and_sends_nothing(
                 "the first request to reach the provider", lambda: email.standin.request_count > 0
             )
             with email.client() as api:
-                second = api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
+                second = api.post(SEND, json=body, headers={"Idempotency-Key": key})
             done = first.result(timeout=10)
     finally:
         email.standin.latency = 0.0
     assert_error(second, 409, "IDEMPOTENCY_IN_PROGRESS")
-    data = assert_ok(done)
+    data = ok_data(done)
     [request] = email.standin.requests
     check_sent_message(data, email.provider, request)
 
@@ -309,7 +303,7 @@ def test_outage_is_503_then_the_same_key_sends_only_once_more(email: EmailRig) -
     body = {"to": address("patient"), "subject": "Outage", "from": SENDER, "html": "<p>o</p>"}
     email.standin.fail_next(1000, status=503)  # everything, until reset
     with email.client() as api:
-        failed = api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
+        failed = api.post(SEND, json=body, headers={"Idempotency-Key": key})
         error = assert_error(failed, 503, "PROVIDER_UNAVAILABLE")
         assert failed.headers.get("Retry-After"), failed.headers
         message = error["data"]
@@ -320,12 +314,12 @@ def test_outage_is_503_then_the_same_key_sends_only_once_more(email: EmailRig) -
         outage_requests = email.standin.requests
         assert len(outage_requests) == MAX_ATTEMPTS
         assert all(r.answer == "503" for r in outage_requests)
-        assert_ok(api.get(f"{EMAIL_MESSAGES}/{message['id']}"))  # in the log, failed
+        ok_data(api.get(f"{MESSAGES}/{message['id']}"))  # in the log, failed
 
         email.standin.reset()  # the provider is back
-        retried = api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
-        data = assert_ok(retried)
-        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{message['id']}"))
+        retried = api.post(SEND, json=body, headers={"Idempotency-Key": key})
+        data = ok_data(retried)
+        logged = ok_data(api.get(f"{MESSAGES}/{message['id']}"))
 
     [request] = email.standin.requests
     assert retried.headers.get("Idempotent-Replayed") is None
@@ -349,7 +343,7 @@ def test_partial_outage_of_a_template_send_resends_only_what_failed(email: Email
     # rest go through on their second attempt.
     email.standin.fail_next(4, status=503)
     with email.client() as api:
-        first = api.post(EMAIL_TEMPLATE, json=body, headers={"Idempotency-Key": key})
+        first = api.post(TEMPLATE, json=body, headers={"Idempotency-Key": key})
         error = assert_error(first, 503, "PROVIDER_UNAVAILABLE")
         messages = error["data"]["messages"]
         assert [m["to"] for m in messages] == [[r] for r in recipients]
@@ -364,10 +358,10 @@ def test_partial_outage_of_a_template_send_resends_only_what_failed(email: Email
         assert len(email.standin.requests) == sum(m["attempts"] for m in messages)
 
         email.standin.reset()
-        retried = api.post(EMAIL_TEMPLATE, json=body, headers={"Idempotency-Key": key})
-        data = assert_ok(retried)
+        retried = api.post(TEMPLATE, json=body, headers={"Idempotency-Key": key})
+        data = ok_data(retried)
         # Now that every message is sent, the key replays this last answer.
-        replayed = api.post(EMAIL_TEMPLATE, json=body, headers={"Idempotency-Key": key})
+        replayed = api.post(TEMPLATE, json=body, headers={"Idempotency-Key": key})
     assert replayed.status_code == 200, replayed.text
     assert replayed.headers.get("Idempotent-Replayed") == "true"
     assert replayed.json() == retried.json()
@@ -394,12 +388,12 @@ def test_provider_refusal_is_502_with_the_providers_own_words(email: EmailRig) -
     email.standin.fail_next(1, status=status, message=words)
     with email.client() as api:
         response = api.post(
-            EMAIL_SEND,
+            SEND,
             json={"to": address("no"), "subject": "Refused", "from": SENDER, "html": "<p>n</p>"},
         )
         error = assert_error(response, 502, "PROVIDER_REJECTED")
         message = error["data"]
-        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{message['id']}"))
+        logged = ok_data(api.get(f"{MESSAGES}/{message['id']}"))
 
     assert words in error["error"], error
     assert str(status) in error["error"], error
@@ -416,11 +410,11 @@ def test_sender_outside_the_allowed_domains_is_403_and_never_sent(email: EmailRi
     elsewhere = "Spoofer <billing@elsewhere.example.com>"
     with email.client() as api:
         plain = api.post(
-            EMAIL_SEND,
+            SEND,
             json={"to": address("x"), "subject": "Hi", "from": elsewhere, "html": "<p>x</p>"},
         )
         template = api.post(
-            EMAIL_TEMPLATE,
+            TEMPLATE,
             json={
                 "to": [address("y")],
                 "template_id": "welcome",
@@ -434,7 +428,7 @@ def test_sender_outside_the_allowed_domains_is_403_and_never_sent(email: EmailRi
 
         # The allowed domain, written in capitals: domains compare without case.
         allowed = api.post(
-            EMAIL_SEND,
+            SEND,
             json={
                 "to": address("z"),
                 "subject": "Hi",
@@ -442,7 +436,7 @@ def test_sender_outside_the_allowed_domains_is_403_and_never_sent(email: EmailRi
                 "html": "<p>z</p>",
             },
         )
-    assert_ok(allowed)
+    ok_data(allowed)
     [request] = email.standin.requests
     assert delivered(request).sender == f"hello@{ALLOWED_DOMAIN}"
 
@@ -459,9 +453,9 @@ def test_the_provider_key_is_never_logged_nor_returned(email: EmailRig) -> None:
     email.standin.fail_next(1, status=401, body=f"Unauthorized: {email.api_key}".encode())
     body = {"to": address("k"), "subject": "Keys", "from": SENDER, "html": "<p>k</p>"}
     with email.client() as api:
-        refused = api.post(EMAIL_SEND, json=body)
-        unavailable = api.post(EMAIL_SEND, json=body)
-        unauthorized = api.post(EMAIL_SEND, json=body)
+        refused = api.post(SEND, json=body)
+        unavailable = api.post(SEND, json=body)
+        unauthorized = api.post(SEND, json=body)
     assert_error(refused, 502, "PROVIDER_REJECTED")
     assert_error(unavailable, 503, "PROVIDER_UNAVAILABLE")
     assert_error(unauthorized, 502, "PROVIDER_REJECTED")

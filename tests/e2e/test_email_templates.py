@@ -15,11 +15,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import (
-    EMAIL_TEMPLATE,
-    EMAIL_TEMPLATES,
-    assert_error,
     assert_not_logged,
-    assert_ok,
     cli_env,
     create_keys,
     delivered,
@@ -31,6 +27,7 @@ from tests.e2e.conftest import (
     server_with_key,
 )
 from tests.postgres import fresh_database
+from tests.support.envelope import TEMPLATE, TEMPLATES, assert_error, ok_data
 from tests.support.standin import provider_standin
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
@@ -102,8 +99,8 @@ def test_the_packaged_catalog_is_listed_and_kept_across_restarts(
 
     with running_server(database_url, tmp_path, name="first") as first:
         with first.client(key.secret) as api:
-            listed = assert_ok(api.get(EMAIL_TEMPLATES))
-            alias = assert_ok(api.get(EMAIL_TEMPLATE))
+            listed = ok_data(api.get(TEMPLATES))
+            alias = ok_data(api.get(TEMPLATE))
         first.stop_gracefully()
     check_listing(listed, catalog)
     assert alias == listed
@@ -114,7 +111,7 @@ def test_the_packaged_catalog_is_listed_and_kept_across_restarts(
 
     with running_server(database_url, tmp_path, name="second") as second:
         with second.client(key.secret) as api:
-            again = assert_ok(api.get(EMAIL_TEMPLATES))
+            again = ok_data(api.get(TEMPLATES))
         second.stop_gracefully()
     check_listing(again, catalog)
     assert {t["id"]: t["created_at"] for t in again} == {
@@ -159,10 +156,10 @@ def test_a_templates_dir_replaces_the_catalog_and_its_template_can_be_sent(
             first_name = f"<b>Zoë</b> & {uuid.uuid4().hex[:6]}"
             recipient = f"open-day-{uuid.uuid4().hex[:8]}@example.com"
             with server.client(server.primary.secret) as api:
-                listed = assert_ok(api.get(EMAIL_TEMPLATES))
-                sent = assert_ok(
+                listed = ok_data(api.get(TEMPLATES))
+                sent = ok_data(
                     api.post(
-                        EMAIL_TEMPLATE,
+                        TEMPLATE,
                         json={
                             "to": [recipient],
                             "template_id": "open-day",
@@ -176,7 +173,7 @@ def test_a_templates_dir_replaces_the_catalog_and_its_template_can_be_sent(
                     )
                 )
                 gone = api.post(
-                    EMAIL_TEMPLATE,
+                    TEMPLATE,
                     json={
                         "to": [recipient],
                         "template_id": "welcome",

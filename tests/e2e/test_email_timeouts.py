@@ -16,18 +16,14 @@ import httpx
 import pytest
 
 from tests.e2e.conftest import (
-    EMAIL_MESSAGES,
-    EMAIL_SEND,
-    EMAIL_TEMPLATE,
     LeadmailServer,
-    assert_error,
     assert_not_logged,
-    assert_ok,
     delivered,
     email_env,
     provider_api_key,
     server_with_key,
 )
+from tests.support.envelope import MESSAGES, SEND, TEMPLATE, assert_error, ok_data
 from tests.support.standin import ProviderStandin, provider_standin
 
 TIMEOUT_S = 1.0
@@ -90,12 +86,12 @@ def test_a_hanging_provider_is_503_within_the_deadline_and_logged_failed(
     rig.standin.hang_next(100)
     body = {"to": address("wait"), "subject": "Hang", "from": SENDER, "html": "<p>h</p>"}
     with rig.client() as api:
-        response, elapsed = timed_post(api, EMAIL_SEND, body)
+        response, elapsed = timed_post(api, SEND, body)
         error = assert_error(response, 503, "PROVIDER_UNAVAILABLE")
         assert elapsed < DEADLINE_S + SLACK_S, f"the client waited {elapsed:.2f} s"
         assert elapsed >= TIMEOUT_S, f"answered in {elapsed:.2f} s: no attempt timed out?"
         message_id = error["data"]["id"]
-        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{message_id}"))
+        logged = ok_data(api.get(f"{MESSAGES}/{message_id}"))
 
     assert logged["status"] == "failed", logged
     assert logged["attempts"] >= 1, logged
@@ -124,7 +120,7 @@ def test_a_template_send_to_a_hanging_provider_ends_at_one_deadline(rig: Hanging
         "from": SENDER,
     }
     with rig.client() as api:
-        response, elapsed = timed_post(api, EMAIL_TEMPLATE, body)
+        response, elapsed = timed_post(api, TEMPLATE, body)
     error = assert_error(response, 503, "PROVIDER_UNAVAILABLE")
     assert elapsed < DEADLINE_S + SLACK_S, f"the client waited {elapsed:.2f} s"
     messages = error["data"]["messages"]
@@ -139,8 +135,8 @@ def test_one_timed_out_attempt_is_retried_under_the_same_provider_idempotency_ke
     rig.standin.hang_next(1)
     body = {"to": address("late"), "subject": "Late", "from": SENDER, "html": "<p>l</p>"}
     with rig.client() as api:
-        response, elapsed = timed_post(api, EMAIL_SEND, body)
-    data = assert_ok(response)
+        response, elapsed = timed_post(api, SEND, body)
+    data = ok_data(response)
     assert elapsed >= TIMEOUT_S, f"answered in {elapsed:.2f} s: the hang was not waited out"
     assert data["status"] == "sent"
     assert data["attempts"] == 2, data
@@ -157,7 +153,7 @@ def test_a_dropped_connection_is_retried(rig: HangingRig) -> None:
     rig.standin.drop_next(1)
     body = {"to": address("drop"), "subject": "Drop", "from": SENDER, "html": "<p>d</p>"}
     with rig.client() as api:
-        data = assert_ok(api.post(EMAIL_SEND, json=body))
+        data = ok_data(api.post(SEND, json=body))
     assert data["attempts"] == 2, data
     assert [r.answer for r in rig.standin.requests] == ["drop", "200"]
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import uuid
 
-from tests.e2e.conftest import IssuedKey, LeadmailServer, assert_ok, new_email
-
-LEADS = "/api/v1/leads"
+from tests.e2e.conftest import IssuedKey, LeadmailServer, new_email
+from tests.support.envelope import LEADS, ok_data
 
 
 def request_id(tag: str) -> str:
@@ -23,7 +22,7 @@ def test_one_access_line_per_request_and_no_secrets(
         added = api.post(
             LEADS, json={"name": "Log Me", "email": email}, headers={"X-Request-ID": ids["add"]}
         )
-        lead_id = assert_ok(added)["lead_id"]
+        lead_id = ok_data(added)["lead_id"]
         responses = {
             "add": added,
             "read": api.get(f"{LEADS}/{lead_id}", headers={"X-Request-ID": ids["read"]}),
