@@ -3,7 +3,6 @@ across restarts and ``leadmail migrate``, or a directory of one's own in its pla
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -27,10 +26,10 @@ from tests.e2e.conftest import (
     server_with_key,
 )
 from tests.postgres import fresh_database
+from tests.support.catalog import PLACEHOLDER
 from tests.support.envelope import TEMPLATE, TEMPLATES, assert_error, ok_data
 from tests.support.standin import provider_standin
 
-PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
 SENDER = "Academy <hello@academy.example.com>"
 
 
