@@ -7,7 +7,8 @@ from collections import Counter
 
 import httpx
 
-from tests.e2e.conftest import LeadmailServer, new_email, new_name
+from tests.e2e.names import new_email, new_name
+from tests.e2e.server import LeadmailServer
 from tests.support.envelope import LEADS, ok_data
 
 CLIENTS = 50

@@ -10,7 +10,9 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import pytest
 
-from tests.e2e.conftest import LeadmailServer, create_keys, new_email, new_name, running_server
+from tests.e2e.keys import create_keys
+from tests.e2e.names import new_email, new_name
+from tests.e2e.server import LeadmailServer, running_server
 from tests.e2e.tcp_proxy import TcpProxy, tcp_proxy
 from tests.postgres import fresh_migrated_database
 from tests.support.envelope import LEADS, assert_error, ok_data

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import LeadmailServer, cli_env, new_email, run_cli, running_server
+from tests.e2e.cli import cli_env, run_cli
+from tests.e2e.names import new_email
+from tests.e2e.server import LeadmailServer, running_server
 from tests.support.envelope import LEADS, ok_data
 
 _BEARER = re.compile(r"Bearer ([^\s'\"]+)")

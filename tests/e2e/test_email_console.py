@@ -9,7 +9,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from tests.e2e.conftest import IssuedKey, LeadmailServer, assert_not_logged, new_email, wait_for
+from tests.e2e.keys import IssuedKey
+from tests.e2e.logs import assert_not_logged, log_records, wait_for
+from tests.e2e.names import new_email
+from tests.e2e.server import LeadmailServer
 from tests.support.envelope import MESSAGES, SEND, SEND_TEMPLATE, TEMPLATE, ok_data
 
 SENDER = "Academy <hello@academy.example.com>"
@@ -18,7 +21,7 @@ SENDER = "Academy <hello@academy.example.com>"
 def console_records(server: LeadmailServer, message_id: str) -> list[dict[str, Any]]:
     return [
         r
-        for r in server.log_records()
+        for r in log_records(server)
         if r.get("event") == "email.console" and r.get("message_id") == message_id
     ]
 
@@ -26,7 +29,7 @@ def console_records(server: LeadmailServer, message_id: str) -> list[dict[str, A
 def test_start_up_warns_that_email_is_not_delivered(server: LeadmailServer) -> None:
     warnings = [
         r
-        for r in server.log_records()
+        for r in log_records(server)
         if r.get("level") in ("warning", "error", "critical") and "not delivered" in str(r).lower()
     ]
     assert warnings, f"no warning that email is not delivered:\n{server.stderr()}"

@@ -17,16 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import (
-    LeadmailServer,
-    assert_not_logged,
-    delivered,
-    email_env,
-    provider_api_key,
-    provider_path,
-    server_with_key,
-    wait_for,
-)
+from tests.e2e.logs import assert_not_logged, wait_for
+from tests.e2e.mail import delivered, email_env, provider_api_key, provider_path
+from tests.e2e.server import LeadmailServer, server_with_key
 from tests.postgres import fresh_database
 from tests.support.envelope import MESSAGES, SEND, TEMPLATE, assert_error, ok_data
 from tests.support.standin import (

@@ -15,14 +15,9 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from tests.e2e.conftest import (
-    LeadmailServer,
-    assert_not_logged,
-    delivered,
-    email_env,
-    provider_api_key,
-    server_with_key,
-)
+from tests.e2e.logs import assert_not_logged
+from tests.e2e.mail import delivered, email_env, provider_api_key
+from tests.e2e.server import LeadmailServer, server_with_key
 from tests.support.envelope import MESSAGES, SEND, TEMPLATE, assert_error, ok_data
 from tests.support.standin import ProviderStandin, provider_standin
 

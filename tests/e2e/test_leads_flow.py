@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.e2e.conftest import (
-    IssuedKey,
-    LeadmailServer,
-    cli_env,
-    issued_key,
-    new_email,
-    new_name,
-    run_cli_parallel,
-)
+from tests.e2e.cli import cli_env, run_cli_parallel
+from tests.e2e.keys import IssuedKey, issued_key
+from tests.e2e.names import new_email, new_name
+from tests.e2e.server import LeadmailServer
 from tests.support.envelope import LEAD_FIELDS, LEADS, assert_error, ok_data
 
 
