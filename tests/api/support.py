@@ -20,6 +20,7 @@ from leadmail.config import Settings
 from leadmail.domain.leads import Lead, new_lead_id
 from leadmail.services.keys import CreatedKey
 from leadmail.services.registry import Services
+from tests.support.catalog import WELCOME_VARIABLES
 from tests.support.envelope import LEADS, bearer
 
 SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
@@ -115,13 +116,6 @@ def minutes(n: int) -> timedelta:
 # --- email ---------------------------------------------------------------------------
 
 SENDER = "school@example.com"
-# Every variable of the packaged "welcome" template.
-WELCOME_VARIABLES = {
-    "school_name": "Northwind Academy",
-    "first_name": "Ada",
-    "courses_link": "https://example.com/courses",
-    "contact_email": "hello@example.com",
-}
 
 
 def recorder(api: Api) -> RecordingEmailProvider:

@@ -12,7 +12,6 @@ from litestar import Litestar
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.domain.email import OutgoingEmail
 from tests.api.support import (
-    WELCOME_VARIABLES,
     Api,
     account_auth,
     memory_with,
@@ -21,6 +20,7 @@ from tests.api.support import (
     recorder,
     welcome_email,
 )
+from tests.support.catalog import WELCOME_VARIABLES
 from tests.support.envelope import (
     SEND,
     SEND_TEMPLATE,

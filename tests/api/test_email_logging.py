@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
-from tests.api.support import WELCOME_VARIABLES, Api, recorder, welcome_email
+from tests.api.support import Api, recorder, welcome_email
 from tests.api.test_logging import json_logs
+from tests.support.catalog import WELCOME_VARIABLES
 from tests.support.envelope import MESSAGES, SEND, SEND_TEMPLATE, TEMPLATE, TEMPLATES
 
 HTML = "<p>Private body: enrolment number 8812-ALPHA</p>"

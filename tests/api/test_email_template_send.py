@@ -8,15 +8,8 @@ from typing import Any
 import pytest
 
 from leadmail.domain.email import Mailbox
-from tests.api.support import (
-    SENDER,
-    WELCOME_VARIABLES,
-    Api,
-    email_settings,
-    open_api,
-    recorder,
-    welcome_email,
-)
+from tests.api.support import SENDER, Api, email_settings, open_api, recorder, welcome_email
+from tests.support.catalog import WELCOME_VARIABLES
 from tests.support.envelope import (
     SEND_TEMPLATE,
     TEMPLATE,

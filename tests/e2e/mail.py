@@ -3,14 +3,28 @@ tests/support/standin.py, and what the stand-in received."""
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import secrets
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
-from tests.support.standin import Provider, RecordedRequest
+import httpx
+
+from tests.e2e.server import LeadmailServer, server_with_key
+from tests.support.standin import (
+    Provider,
+    ProviderStandin,
+    RecordedRequest,
+    expected_auth,
+    provider_standin,
+)
 
 MAILGUN_DOMAIN = "mg.academy.example.com"
+# The sender of the e2e sends that need no sender of their own.
+SENDER = "Academy <hello@academy.example.com>"
 
 
 def provider_api_key(provider: Provider) -> str:
@@ -57,6 +71,39 @@ def provider_path(provider: Provider) -> str:
             return f"/v3/{MAILGUN_DOMAIN}/messages"
         case "mailpit":
             return "/api/v1/send"
+
+
+@dataclass
+class EmailRig:
+    """A server sending through ``provider`` to the stand-in, and a key for it."""
+
+    provider: Provider
+    server: LeadmailServer
+    standin: ProviderStandin
+    api_key: str
+    secret: str
+
+    def client(self) -> httpx.Client:
+        return self.server.client(self.secret)
+
+    def auth_header(self) -> tuple[str, str]:
+        expected = expected_auth(self.provider, self.api_key)
+        assert expected is not None
+        return expected
+
+
+@contextlib.contextmanager
+def email_rig(
+    provider: Provider, database_url: str, workdir: Path, *, name: str, **settings: str
+) -> Iterator[EmailRig]:
+    """A stand-in for ``provider`` (hanging 10 s when told to hang) and a server with a key
+    sending through it; ``settings`` as for ``email_env``."""
+    api_key = provider_api_key(provider)
+    with provider_standin(api_key=api_key, hang_seconds=10) as standin:
+        env = email_env(provider, standin.url, api_key, **settings)
+        with server_with_key(database_url, workdir, extra_env=env, name=name) as server:
+            assert server.primary is not None
+            yield EmailRig(provider, server, standin, api_key, server.primary.secret)
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ from typing import Any
 
 from tests.e2e.keys import IssuedKey
 from tests.e2e.logs import assert_not_logged, log_records, wait_for
+from tests.e2e.mail import SENDER
 from tests.e2e.names import new_email
 from tests.e2e.server import LeadmailServer
+from tests.support.catalog import WELCOME_VARIABLES
 from tests.support.envelope import MESSAGES, SEND, SEND_TEMPLATE, TEMPLATE, ok_data
-
-SENDER = "Academy <hello@academy.example.com>"
 
 
 def console_records(server: LeadmailServer, message_id: str) -> list[dict[str, Any]]:
@@ -66,10 +66,8 @@ def test_a_console_template_send_is_logged_without_its_body(
         "to": recipients,
         "template_id": "welcome",
         "variables": {
-            "school_name": "Academy",
-            "first_name": "Ada",
+            **WELCOME_VARIABLES,
             "courses_link": f"https://academy.example.com/courses/{marker}",
-            "contact_email": "hello@academy.example.com",
         },
         "from": SENDER,
     }

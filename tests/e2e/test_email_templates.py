@@ -16,15 +16,13 @@ import pytest
 from tests.e2e.cli import cli_env, run_cli
 from tests.e2e.keys import create_keys
 from tests.e2e.logs import assert_not_logged
-from tests.e2e.mail import delivered, email_env, provider_api_key
+from tests.e2e.mail import SENDER, delivered, email_env, provider_api_key
 from tests.e2e.names import new_name
 from tests.e2e.server import running_server, server_with_key
 from tests.postgres import fresh_database
 from tests.support.catalog import PLACEHOLDER
 from tests.support.envelope import TEMPLATE, TEMPLATES, assert_error, ok_data
 from tests.support.standin import provider_standin
-
-SENDER = "Academy <hello@academy.example.com>"
 
 
 @dataclass(frozen=True)

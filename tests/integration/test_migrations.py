@@ -43,13 +43,7 @@ from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.leads import LeadQuery
 from leadmail.domain.templates import TemplateSource
 from leadmail.ports.errors import DuplicateLead
-from tests.contract.support import (
-    T0,
-    a_claim,
-    a_lead,
-    a_message,
-    new_account_key,
-)
+from tests.contract.support import T0, a_claim, a_lead, a_message, new_account_key
 from tests.postgres import fresh_database
 
 LEAD_MIGRATIONS = sorted([initial.ID, lead_indexes.ID])

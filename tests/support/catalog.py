@@ -15,5 +15,12 @@ PACKAGED_TEMPLATE_IDS = {
     "trial-class-invitation",
     "welcome",
 }
+# A value for every variable of the packaged "welcome" template.
+WELCOME_VARIABLES = {
+    "school_name": "Northwind Academy",
+    "first_name": "Ada",
+    "courses_link": "https://example.com/courses",
+    "contact_email": "hello@example.com",
+}
 # A variable in a template's subject or body: ``{{name}}``, spaces allowed inside.
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
