@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from leadmail.adapters.db.database import Database
 from leadmail.domain.email import Message, MessageStatus, new_message_id
 from leadmail.domain.idempotency import Claim, ClaimState, new_claim_token
+from leadmail.domain.keys import ApiKey
 from leadmail.domain.leads import Lead
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.keys import ApiKeyStore
@@ -40,6 +41,17 @@ def unique_digest() -> str:
 def unique_lead_id() -> str:
     # Lower-case hex only, so the order of ids is the same under any database collation.
     return "ld_" + secrets.token_hex(11)
+
+
+async def new_account_key(keys: ApiKeyStore, *, label: str, prefix: str) -> ApiKey:
+    """The first key of a new account (a unique name and digest), made at ``T0``."""
+    return await keys.create_key(
+        account_name=unique_account_name(),
+        label=label,
+        digest=unique_digest(),
+        prefix=prefix,
+        now=T0,
+    )
 
 
 def a_lead(
@@ -130,13 +142,7 @@ class Storage:
 
         On SQL stores leads reference accounts by foreign key, so they need a real one.
         """
-        key = await self.keys.create_key(
-            account_name=unique_account_name(),
-            label="contract tests",
-            digest=unique_digest(),
-            prefix="lm_contract",
-            now=T0,
-        )
+        key = await new_account_key(self.keys, label="contract tests", prefix="lm_contract")
         return key.account_id
 
 

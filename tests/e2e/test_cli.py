@@ -10,16 +10,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import (
-    cli_env,
-    create_keys,
-    free_port,
-    issued_key,
-    new_name,
-    run_cli,
-    run_cli_jobs,
-    run_cli_parallel,
-)
+from tests.e2e.cli import cli_env, run_cli, run_cli_jobs, run_cli_parallel
+from tests.e2e.keys import create_keys, issued_key
+from tests.e2e.names import new_name
+from tests.e2e.server import free_port
 
 
 def json_lines(text: str) -> list[dict[str, Any]]:

@@ -7,9 +7,10 @@ from collections import Counter
 
 import httpx
 
-from tests.e2e.conftest import LeadmailServer, assert_ok, new_email, new_name
+from tests.e2e.names import new_email, new_name
+from tests.e2e.server import LeadmailServer
+from tests.support.envelope import LEADS, ok_data
 
-LEADS = "/api/v1/leads"
 CLIENTS = 50
 
 
@@ -37,11 +38,11 @@ async def test_fifty_concurrent_clients_all_get_their_lead_stored(
     assert statuses == {200: CLIENTS}, {
         status: [r.text for r in responses if r.status_code == status][:3] for status in statuses
     }
-    stored = {assert_ok(r)["email"] for r in responses}
+    stored = {ok_data(r)["email"] for r in responses}
     assert stored == set(emails)
 
     async with sqlite_server.async_client(key.secret) as client:
-        page = assert_ok(await client.get(LEADS, params={"limit": 100}))
+        page = ok_data(await client.get(LEADS, params={"limit": 100}))
     assert len(page["items"]) == CLIENTS
     assert {item["email"] for item in page["items"]} == set(emails)
     assert len({item["lead_id"] for item in page["items"]}) == CLIENTS

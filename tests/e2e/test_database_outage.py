@@ -10,21 +10,15 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import pytest
 
-from tests.e2e.conftest import (
-    LeadmailServer,
-    assert_error,
-    assert_ok,
-    create_keys,
-    new_email,
-    new_name,
-    running_server,
-)
+from tests.e2e.keys import create_keys
+from tests.e2e.names import new_email, new_name
+from tests.e2e.server import LeadmailServer, running_server
 from tests.e2e.tcp_proxy import TcpProxy, tcp_proxy
 from tests.postgres import fresh_migrated_database
+from tests.support.envelope import LEADS, assert_error, ok_data
 
 pytestmark = pytest.mark.postgres
 
-LEADS = "/api/v1/leads"
 CONNECT_TIMEOUT_S = 2
 FAIL_FAST_S = 5.0
 RECOVERY_S = 10.0
@@ -60,8 +54,8 @@ def test_outage_gives_503_and_the_server_recovers_by_itself(
         ) as server,
         server.client(key.secret) as api,
     ):
-        before = assert_ok(api.post(LEADS, json={"name": "Before", "email": new_email("b")}))
-        assert_ok(api.get(LEADS))
+        before = ok_data(api.post(LEADS, json={"name": "Before", "email": new_email("b")}))
+        ok_data(api.get(LEADS))
         assert proxy.open_connections > 0  # the server really talks through the proxy
 
         proxy.stop()
@@ -83,9 +77,9 @@ def test_outage_gives_503_and_the_server_recovers_by_itself(
         statuses = poll_until_ok(api, server)
         assert set(statuses) <= {200, 503}, statuses
 
-        assert assert_ok(api.get(f"{LEADS}/{before['lead_id']}")) == before
-        assert_ok(api.post(LEADS, json={"name": "After", "email": new_email("a")}))
-        assert assert_ok(api.get(LEADS, params={"email": lost_email}))["items"] == []
+        assert ok_data(api.get(f"{LEADS}/{before['lead_id']}")) == before
+        ok_data(api.post(LEADS, json={"name": "After", "email": new_email("a")}))
+        assert ok_data(api.get(LEADS, params={"email": lost_email}))["items"] == []
 
     stderr = server.stderr()
     assert "unhandled_error" not in stderr, stderr

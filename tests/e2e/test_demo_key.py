@@ -9,16 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import (
-    LeadmailServer,
-    assert_ok,
-    cli_env,
-    new_email,
-    run_cli,
-    running_server,
-)
+from tests.e2e.cli import cli_env, run_cli
+from tests.e2e.names import new_email
+from tests.e2e.server import LeadmailServer, running_server
+from tests.support.envelope import LEADS, ok_data
 
-LEADS = "/api/v1/leads"
 _BEARER = re.compile(r"Bearer ([^\s'\"]+)")
 
 
@@ -47,7 +42,7 @@ def test_first_start_prints_a_working_demo_key_once(tmp_path: Path) -> None:
         assert f"http://127.0.0.1:{first.port}/api/v1/leads" in out, out
 
         with first.client(secret) as api:
-            lead = assert_ok(api.post(LEADS, json={"name": "Ada Lovelace", "email": email}))
+            lead = ok_data(api.post(LEADS, json={"name": "Ada Lovelace", "email": email}))
         assert secret not in first.stderr()
         first.stop_gracefully()
 
@@ -60,7 +55,7 @@ def test_first_start_prints_a_working_demo_key_once(tmp_path: Path) -> None:
 
     with running_server(database_url, tmp_path, name="second") as second:
         with second.client(secret) as api:
-            items = assert_ok(api.get(LEADS))["items"]
+            items = ok_data(api.get(LEADS))["items"]
         assert [item["lead_id"] for item in items] == [lead["lead_id"]]
         second.stop_gracefully()
         again = second.stdout()

@@ -9,26 +9,19 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from tests.e2e.conftest import (
-    EMAIL_MESSAGES,
-    EMAIL_SEND,
-    EMAIL_TEMPLATE,
-    IssuedKey,
-    LeadmailServer,
-    assert_not_logged,
-    assert_ok,
-    new_email,
-    wait_for,
-)
-
-SEND_TEMPLATE = "/api/v1/email/send-template"
-SENDER = "Academy <hello@academy.example.com>"
+from tests.e2e.keys import IssuedKey
+from tests.e2e.logs import assert_not_logged, log_records, wait_for
+from tests.e2e.mail import SENDER
+from tests.e2e.names import new_email
+from tests.e2e.server import LeadmailServer
+from tests.support.catalog import WELCOME_VARIABLES
+from tests.support.envelope import MESSAGES, SEND, SEND_TEMPLATE, TEMPLATE, ok_data
 
 
 def console_records(server: LeadmailServer, message_id: str) -> list[dict[str, Any]]:
     return [
         r
-        for r in server.log_records()
+        for r in log_records(server)
         if r.get("event") == "email.console" and r.get("message_id") == message_id
     ]
 
@@ -36,7 +29,7 @@ def console_records(server: LeadmailServer, message_id: str) -> list[dict[str, A
 def test_start_up_warns_that_email_is_not_delivered(server: LeadmailServer) -> None:
     warnings = [
         r
-        for r in server.log_records()
+        for r in log_records(server)
         if r.get("level") in ("warning", "error", "critical") and "not delivered" in str(r).lower()
     ]
     assert warnings, f"no warning that email is not delivered:\n{server.stderr()}"
@@ -50,8 +43,8 @@ def test_a_console_send_is_logged_without_its_body(
     html = f"<p>Private note for the student: {marker}</p>"
     body = {"to": new_email("console"), "subject": "Console", "from": SENDER, "html": html}
     with server.client(primary_key.secret) as api:
-        data = assert_ok(api.post(EMAIL_SEND, json=body))
-        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{data['id']}"))
+        data = ok_data(api.post(SEND, json=body))
+        logged = ok_data(api.get(f"{MESSAGES}/{data['id']}"))
 
     assert data["provider"] == "console", data
     assert data["status"] == "sent", data
@@ -73,18 +66,16 @@ def test_a_console_template_send_is_logged_without_its_body(
         "to": recipients,
         "template_id": "welcome",
         "variables": {
-            "school_name": "Academy",
-            "first_name": "Ada",
+            **WELCOME_VARIABLES,
             "courses_link": f"https://academy.example.com/courses/{marker}",
-            "contact_email": "hello@academy.example.com",
         },
         "from": SENDER,
     }
     with server.client(primary_key.secret) as api:
-        messages = assert_ok(api.post(EMAIL_TEMPLATE, json=body))["messages"]
+        messages = ok_data(api.post(TEMPLATE, json=body))["messages"]
         # The spec's samples: the /send-template path, and `to` as one string.
         single = new_email("console-c")
-        [alone] = assert_ok(api.post(SEND_TEMPLATE, json={**body, "to": single}))["messages"]
+        [alone] = ok_data(api.post(SEND_TEMPLATE, json={**body, "to": single}))["messages"]
 
     assert [m["to"] for m in messages] == [[r] for r in recipients]
     assert alone["to"] == [single]

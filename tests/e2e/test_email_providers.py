@@ -8,38 +8,19 @@ stand-in is reset before each test, so each test counts only its own requests.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.e2e.conftest import (
-    EMAIL_MESSAGES,
-    EMAIL_SEND,
-    EMAIL_TEMPLATE,
-    LeadmailServer,
-    assert_error,
-    assert_not_logged,
-    assert_ok,
-    delivered,
-    email_env,
-    provider_api_key,
-    provider_path,
-    server_with_key,
-    wait_for,
-)
+from tests.e2e.logs import assert_not_logged, wait_for
+from tests.e2e.mail import EmailRig, delivered, email_rig, provider_path
+from tests.e2e.names import new_email, new_name
 from tests.postgres import fresh_database
-from tests.support.standin import (
-    Provider,
-    ProviderStandin,
-    RecordedRequest,
-    expected_auth,
-    provider_standin,
-)
+from tests.support.envelope import MESSAGES, SEND, TEMPLATE, assert_error, ok_data
+from tests.support.standin import Provider, RecordedRequest
 
 ALLOWED_DOMAIN = "academy.example.com"
 SENDER_NAME = "Leadmail Academy"
@@ -63,26 +44,6 @@ REFUSAL_STATUS: dict[Provider, int] = {
     "mailgun": 400,
     "mailpit": 400,
 }
-
-
-@dataclass
-class EmailRig:
-    """A server sending through ``provider`` to the stand-in, and a key for it."""
-
-    provider: Provider
-    database: str
-    server: LeadmailServer
-    standin: ProviderStandin
-    api_key: str
-    secret: str
-
-    def client(self) -> httpx.Client:
-        return self.server.client(self.secret)
-
-    def auth_header(self) -> tuple[str, str]:
-        expected = expected_auth(self.provider, self.api_key)
-        assert expected is not None
-        return expected
 
 
 @pytest.fixture(scope="session")
@@ -111,12 +72,8 @@ def rig(
         database_url = f"sqlite:///{workdir / 'leadmail.db'}"
     else:
         database_url = request.getfixturevalue("email_postgres_url")
-    api_key = provider_api_key(provider)
-    with provider_standin(api_key=api_key, hang_seconds=10) as standin:
-        env = email_env(provider, standin.url, api_key, **PROVIDER_SETTINGS)
-        with server_with_key(database_url, workdir, extra_env=env, name=provider) as server:
-            assert server.primary is not None
-            yield EmailRig(provider, database, server, standin, api_key, server.primary.secret)
+    with email_rig(provider, database_url, workdir, name=provider, **PROVIDER_SETTINGS) as rig:
+        yield rig
 
 
 @pytest.fixture
@@ -126,19 +83,11 @@ def email(rig: EmailRig) -> EmailRig:
     return rig
 
 
-def unique(tag: str) -> str:
-    return f"{tag}-{uuid.uuid4().hex[:10]}"
-
-
-def address(tag: str) -> str:
-    return f"{unique(tag)}@example.com"
-
-
 def welcome_variables(first_name: str) -> dict[str, str]:
     return {
         "school_name": "Ada & Co <Academy>",
         "first_name": first_name,
-        "courses_link": f"https://academy.example.com/courses?ref={unique('ref')}&x=1",
+        "courses_link": f"https://academy.example.com/courses?ref={new_name('ref')}&x=1",
         "contact_email": f"hello@{ALLOWED_DOMAIN}",
     }
 
@@ -155,17 +104,15 @@ def check_sent_message(
 
 
 def test_plain_send_reaches_the_provider_once_as_sent(email: EmailRig) -> None:
-    to = [address("ada"), f"Bob Example <{address('bob')}>"]
-    subject = f"Your trial class, Zoë & Bob {unique('s')}"
-    html = f"<h1>Hello Zoë</h1><p>Caf\u00e9 &amp; <b>croissants</b> {unique('h')}</p>"
+    to = [new_email("ada"), f"Bob Example <{new_email('bob')}>"]
+    subject = f"Your trial class, Zoë & Bob {new_name('s')}"
+    html = f"<h1>Hello Zoë</h1><p>Caf\u00e9 &amp; <b>croissants</b> {new_name('h')}</p>"
     with email.client() as api:
-        response = api.post(
-            EMAIL_SEND, json={"to": to, "subject": subject, "from": SENDER, "html": html}
-        )
-        data = assert_ok(response)
+        response = api.post(SEND, json={"to": to, "subject": subject, "from": SENDER, "html": html})
+        data = ok_data(response)
         assert response.headers.get("Idempotent-Replayed") is None
         assert "sent" in response.json()["message"].lower(), response.json()
-        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{data['id']}"))
+        logged = ok_data(api.get(f"{MESSAGES}/{data['id']}"))
 
     [request] = email.standin.requests
     assert request.method == "POST"
@@ -190,12 +137,12 @@ def test_plain_send_reaches_the_provider_once_as_sent(email: EmailRig) -> None:
 
 
 def test_template_send_is_one_rendered_escaped_message_per_recipient(email: EmailRig) -> None:
-    recipients = [address("r1"), address("r2"), address("r3")]
+    recipients = [new_email("r1"), new_email("r2"), new_email("r3")]
     first_name = '<script>alert("x")</script> Zoë & O\'Neil'
     variables = welcome_variables(first_name)
     with email.client() as api:
         response = api.post(
-            EMAIL_TEMPLATE,
+            TEMPLATE,
             json={
                 "to": recipients,
                 "template_id": "welcome",
@@ -203,10 +150,10 @@ def test_template_send_is_one_rendered_escaped_message_per_recipient(email: Emai
                 "from": SENDER,
             },
         )
-        data = assert_ok(response)
+        data = ok_data(response)
         assert "sent" in response.json()["message"].lower(), response.json()
         messages = data["messages"]
-        logged = [assert_ok(api.get(f"{EMAIL_MESSAGES}/{m['id']}")) for m in messages]
+        logged = [ok_data(api.get(f"{MESSAGES}/{m['id']}")) for m in messages]
 
     requests = email.standin.requests
     assert len(requests) == 3, requests
@@ -238,32 +185,32 @@ def test_template_send_is_one_rendered_escaped_message_per_recipient(email: Emai
 
 
 def test_same_idempotency_key_and_body_replay_without_sending(email: EmailRig) -> None:
-    plain_key, template_key = unique("idem-plain"), unique("idem-template")
-    plain = {"to": address("once"), "subject": "Just once", "from": SENDER, "html": "<p>1</p>"}
+    plain_key, template_key = new_name("idem-plain"), new_name("idem-template")
+    plain = {"to": new_email("once"), "subject": "Just once", "from": SENDER, "html": "<p>1</p>"}
     template = {
-        "to": [address("t1"), address("t2")],
+        "to": [new_email("t1"), new_email("t2")],
         "template_id": "welcome",
         "variables": welcome_variables("Ada"),
         "from": SENDER,
     }
     with email.client() as api:
-        first = api.post(EMAIL_SEND, json=plain, headers={"Idempotency-Key": plain_key})
+        first = api.post(SEND, json=plain, headers={"Idempotency-Key": plain_key})
         first_template = api.post(
-            EMAIL_TEMPLATE, json=template, headers={"Idempotency-Key": template_key}
+            TEMPLATE, json=template, headers={"Idempotency-Key": template_key}
         )
-        assert_ok(first)
-        assert_ok(first_template)
+        ok_data(first)
+        ok_data(first_template)
         assert first.headers.get("Idempotent-Replayed") is None
         assert first_template.headers.get("Idempotent-Replayed") is None
         assert len(email.standin.requests) == 3
 
-        again = api.post(EMAIL_SEND, json=plain, headers={"Idempotency-Key": plain_key})
+        again = api.post(SEND, json=plain, headers={"Idempotency-Key": plain_key})
         again_template = api.post(
-            EMAIL_TEMPLATE, json=template, headers={"Idempotency-Key": template_key}
+            TEMPLATE, json=template, headers={"Idempotency-Key": template_key}
         )
         # The same key with another body is a conflict, and sends nothing either.
         reused = api.post(
-            EMAIL_SEND, json={**plain, "subject": "Other"}, headers={"Idempotency-Key": plain_key}
+            SEND, json={**plain, "subject": "Other"}, headers={"Idempotency-Key": plain_key}
         )
 
     assert again.status_code == 200, again.text
@@ -279,12 +226,12 @@ def test_same_idempotency_key_and_body_replay_without_sending(email: EmailRig) -
 def test_the_same_key_while_the_first_request_runs_is_409_and_sends_nothing(
     email: EmailRig,
 ) -> None:
-    key = unique("concurrent")
-    body = {"to": address("twice"), "subject": "Twice", "from": SENDER, "html": "<p>2</p>"}
+    key = new_name("concurrent")
+    body = {"to": new_email("twice"), "subject": "Twice", "from": SENDER, "html": "<p>2</p>"}
 
     def first_send() -> httpx.Response:
         with email.client() as api:
-            return api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
+            return api.post(SEND, json=body, headers={"Idempotency-Key": key})
 
     email.standin.latency = SLOW_ANSWER_S  # the first request is held at the provider
     try:
@@ -294,22 +241,22 @@ def test_the_same_key_while_the_first_request_runs_is_409_and_sends_nothing(
                 "the first request to reach the provider", lambda: email.standin.request_count > 0
             )
             with email.client() as api:
-                second = api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
+                second = api.post(SEND, json=body, headers={"Idempotency-Key": key})
             done = first.result(timeout=10)
     finally:
         email.standin.latency = 0.0
     assert_error(second, 409, "IDEMPOTENCY_IN_PROGRESS")
-    data = assert_ok(done)
+    data = ok_data(done)
     [request] = email.standin.requests
     check_sent_message(data, email.provider, request)
 
 
 def test_outage_is_503_then_the_same_key_sends_only_once_more(email: EmailRig) -> None:
-    key = unique("outage")
-    body = {"to": address("patient"), "subject": "Outage", "from": SENDER, "html": "<p>o</p>"}
+    key = new_name("outage")
+    body = {"to": new_email("patient"), "subject": "Outage", "from": SENDER, "html": "<p>o</p>"}
     email.standin.fail_next(1000, status=503)  # everything, until reset
     with email.client() as api:
-        failed = api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
+        failed = api.post(SEND, json=body, headers={"Idempotency-Key": key})
         error = assert_error(failed, 503, "PROVIDER_UNAVAILABLE")
         assert failed.headers.get("Retry-After"), failed.headers
         message = error["data"]
@@ -320,12 +267,12 @@ def test_outage_is_503_then_the_same_key_sends_only_once_more(email: EmailRig) -
         outage_requests = email.standin.requests
         assert len(outage_requests) == MAX_ATTEMPTS
         assert all(r.answer == "503" for r in outage_requests)
-        assert_ok(api.get(f"{EMAIL_MESSAGES}/{message['id']}"))  # in the log, failed
+        ok_data(api.get(f"{MESSAGES}/{message['id']}"))  # in the log, failed
 
         email.standin.reset()  # the provider is back
-        retried = api.post(EMAIL_SEND, json=body, headers={"Idempotency-Key": key})
-        data = assert_ok(retried)
-        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{message['id']}"))
+        retried = api.post(SEND, json=body, headers={"Idempotency-Key": key})
+        data = ok_data(retried)
+        logged = ok_data(api.get(f"{MESSAGES}/{message['id']}"))
 
     [request] = email.standin.requests
     assert retried.headers.get("Idempotent-Replayed") is None
@@ -337,8 +284,8 @@ def test_outage_is_503_then_the_same_key_sends_only_once_more(email: EmailRig) -
 
 
 def test_partial_outage_of_a_template_send_resends_only_what_failed(email: EmailRig) -> None:
-    key = unique("partial")
-    recipients = [address("p1"), address("p2"), address("p3")]
+    key = new_name("partial")
+    recipients = [new_email("p1"), new_email("p2"), new_email("p3")]
     body = {
         "to": recipients,
         "template_id": "welcome",
@@ -349,7 +296,7 @@ def test_partial_outage_of_a_template_send_resends_only_what_failed(email: Email
     # rest go through on their second attempt.
     email.standin.fail_next(4, status=503)
     with email.client() as api:
-        first = api.post(EMAIL_TEMPLATE, json=body, headers={"Idempotency-Key": key})
+        first = api.post(TEMPLATE, json=body, headers={"Idempotency-Key": key})
         error = assert_error(first, 503, "PROVIDER_UNAVAILABLE")
         messages = error["data"]["messages"]
         assert [m["to"] for m in messages] == [[r] for r in recipients]
@@ -364,10 +311,10 @@ def test_partial_outage_of_a_template_send_resends_only_what_failed(email: Email
         assert len(email.standin.requests) == sum(m["attempts"] for m in messages)
 
         email.standin.reset()
-        retried = api.post(EMAIL_TEMPLATE, json=body, headers={"Idempotency-Key": key})
-        data = assert_ok(retried)
+        retried = api.post(TEMPLATE, json=body, headers={"Idempotency-Key": key})
+        data = ok_data(retried)
         # Now that every message is sent, the key replays this last answer.
-        replayed = api.post(EMAIL_TEMPLATE, json=body, headers={"Idempotency-Key": key})
+        replayed = api.post(TEMPLATE, json=body, headers={"Idempotency-Key": key})
     assert replayed.status_code == 200, replayed.text
     assert replayed.headers.get("Idempotent-Replayed") == "true"
     assert replayed.json() == retried.json()
@@ -390,16 +337,16 @@ def test_partial_outage_of_a_template_send_resends_only_what_failed(email: Email
 
 def test_provider_refusal_is_502_with_the_providers_own_words(email: EmailRig) -> None:
     status = REFUSAL_STATUS[email.provider]
-    words = f"The recipient domain is not verified ({unique('why')})"
+    words = f"The recipient domain is not verified ({new_name('why')})"
     email.standin.fail_next(1, status=status, message=words)
     with email.client() as api:
         response = api.post(
-            EMAIL_SEND,
-            json={"to": address("no"), "subject": "Refused", "from": SENDER, "html": "<p>n</p>"},
+            SEND,
+            json={"to": new_email("no"), "subject": "Refused", "from": SENDER, "html": "<p>n</p>"},
         )
         error = assert_error(response, 502, "PROVIDER_REJECTED")
         message = error["data"]
-        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{message['id']}"))
+        logged = ok_data(api.get(f"{MESSAGES}/{message['id']}"))
 
     assert words in error["error"], error
     assert str(status) in error["error"], error
@@ -416,13 +363,13 @@ def test_sender_outside_the_allowed_domains_is_403_and_never_sent(email: EmailRi
     elsewhere = "Spoofer <billing@elsewhere.example.com>"
     with email.client() as api:
         plain = api.post(
-            EMAIL_SEND,
-            json={"to": address("x"), "subject": "Hi", "from": elsewhere, "html": "<p>x</p>"},
+            SEND,
+            json={"to": new_email("x"), "subject": "Hi", "from": elsewhere, "html": "<p>x</p>"},
         )
         template = api.post(
-            EMAIL_TEMPLATE,
+            TEMPLATE,
             json={
-                "to": [address("y")],
+                "to": [new_email("y")],
                 "template_id": "welcome",
                 "variables": welcome_variables("Y"),
                 "from": elsewhere,
@@ -434,15 +381,15 @@ def test_sender_outside_the_allowed_domains_is_403_and_never_sent(email: EmailRi
 
         # The allowed domain, written in capitals: domains compare without case.
         allowed = api.post(
-            EMAIL_SEND,
+            SEND,
             json={
-                "to": address("z"),
+                "to": new_email("z"),
                 "subject": "Hi",
                 "from": "hello@ACADEMY.Example.com",
                 "html": "<p>z</p>",
             },
         )
-    assert_ok(allowed)
+    ok_data(allowed)
     [request] = email.standin.requests
     assert delivered(request).sender == f"hello@{ALLOWED_DOMAIN}"
 
@@ -457,11 +404,11 @@ def test_the_provider_key_is_never_logged_nor_returned(email: EmailRig) -> None:
     email.standin.fail_next(1, status=REFUSAL_STATUS[email.provider], message=echoed)
     email.standin.fail_next(MAX_ATTEMPTS, status=503, message=echoed)
     email.standin.fail_next(1, status=401, body=f"Unauthorized: {email.api_key}".encode())
-    body = {"to": address("k"), "subject": "Keys", "from": SENDER, "html": "<p>k</p>"}
+    body = {"to": new_email("k"), "subject": "Keys", "from": SENDER, "html": "<p>k</p>"}
     with email.client() as api:
-        refused = api.post(EMAIL_SEND, json=body)
-        unavailable = api.post(EMAIL_SEND, json=body)
-        unauthorized = api.post(EMAIL_SEND, json=body)
+        refused = api.post(SEND, json=body)
+        unavailable = api.post(SEND, json=body)
+        unauthorized = api.post(SEND, json=body)
     assert_error(refused, 502, "PROVIDER_REJECTED")
     assert_error(unavailable, 503, "PROVIDER_UNAVAILABLE")
     assert_error(unauthorized, 502, "PROVIDER_REJECTED")

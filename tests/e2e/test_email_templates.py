@@ -3,7 +3,6 @@ across restarts and ``leadmail migrate``, or a directory of one's own in its pla
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -14,27 +13,16 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import (
-    EMAIL_TEMPLATE,
-    EMAIL_TEMPLATES,
-    assert_error,
-    assert_not_logged,
-    assert_ok,
-    cli_env,
-    create_keys,
-    delivered,
-    email_env,
-    new_name,
-    provider_api_key,
-    run_cli,
-    running_server,
-    server_with_key,
-)
+from tests.e2e.cli import cli_env, run_cli
+from tests.e2e.keys import create_keys
+from tests.e2e.logs import assert_not_logged
+from tests.e2e.mail import SENDER, delivered, email_env, provider_api_key
+from tests.e2e.names import new_name
+from tests.e2e.server import running_server, server_with_key
 from tests.postgres import fresh_database
+from tests.support.catalog import PLACEHOLDER
+from tests.support.envelope import TEMPLATE, TEMPLATES, assert_error, ok_data
 from tests.support.standin import provider_standin
-
-PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
-SENDER = "Academy <hello@academy.example.com>"
 
 
 @dataclass(frozen=True)
@@ -102,8 +90,8 @@ def test_the_packaged_catalog_is_listed_and_kept_across_restarts(
 
     with running_server(database_url, tmp_path, name="first") as first:
         with first.client(key.secret) as api:
-            listed = assert_ok(api.get(EMAIL_TEMPLATES))
-            alias = assert_ok(api.get(EMAIL_TEMPLATE))
+            listed = ok_data(api.get(TEMPLATES))
+            alias = ok_data(api.get(TEMPLATE))
         first.stop_gracefully()
     check_listing(listed, catalog)
     assert alias == listed
@@ -114,7 +102,7 @@ def test_the_packaged_catalog_is_listed_and_kept_across_restarts(
 
     with running_server(database_url, tmp_path, name="second") as second:
         with second.client(key.secret) as api:
-            again = assert_ok(api.get(EMAIL_TEMPLATES))
+            again = ok_data(api.get(TEMPLATES))
         second.stop_gracefully()
     check_listing(again, catalog)
     assert {t["id"]: t["created_at"] for t in again} == {
@@ -159,10 +147,10 @@ def test_a_templates_dir_replaces_the_catalog_and_its_template_can_be_sent(
             first_name = f"<b>Zoë</b> & {uuid.uuid4().hex[:6]}"
             recipient = f"open-day-{uuid.uuid4().hex[:8]}@example.com"
             with server.client(server.primary.secret) as api:
-                listed = assert_ok(api.get(EMAIL_TEMPLATES))
-                sent = assert_ok(
+                listed = ok_data(api.get(TEMPLATES))
+                sent = ok_data(
                     api.post(
-                        EMAIL_TEMPLATE,
+                        TEMPLATE,
                         json={
                             "to": [recipient],
                             "template_id": "open-day",
@@ -176,7 +164,7 @@ def test_a_templates_dir_replaces_the_catalog_and_its_template_can_be_sent(
                     )
                 )
                 gone = api.post(
-                    EMAIL_TEMPLATE,
+                    TEMPLATE,
                     json={
                         "to": [recipient],
                         "template_id": "welcome",

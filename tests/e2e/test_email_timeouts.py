@@ -8,72 +8,42 @@ the deadline, not the attempt count, is what ends a send to a provider that hang
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 import httpx
 import pytest
 
-from tests.e2e.conftest import (
-    EMAIL_MESSAGES,
-    EMAIL_SEND,
-    EMAIL_TEMPLATE,
-    LeadmailServer,
-    assert_error,
-    assert_not_logged,
-    assert_ok,
-    delivered,
-    email_env,
-    provider_api_key,
-    server_with_key,
-)
-from tests.support.standin import ProviderStandin, provider_standin
+from tests.e2e.logs import assert_not_logged
+from tests.e2e.mail import SENDER, EmailRig, delivered, email_rig
+from tests.e2e.names import new_email
+from tests.support.catalog import WELCOME_VARIABLES
+from tests.support.envelope import MESSAGES, SEND, TEMPLATE, assert_error, ok_data
 
 TIMEOUT_S = 1.0
 DEADLINE_S = 3.0
 # What a client may wait beyond the deadline: the answer's own way back, on a busy machine.
 SLACK_S = 1.0
-SENDER = "Academy <hello@academy.example.com>"
-
-
-@dataclass
-class HangingRig:
-    server: LeadmailServer
-    standin: ProviderStandin
-    api_key: str
-    secret: str
-
-    def client(self) -> httpx.Client:
-        return self.server.client(self.secret)
 
 
 @pytest.fixture(scope="module")
-def hanging(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HangingRig]:
+def hanging(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmailRig]:
     workdir = tmp_path_factory.mktemp("email-timeouts")
-    api_key = provider_api_key("resend")
-    with provider_standin(api_key=api_key, hang_seconds=10) as standin:
-        env = email_env(
-            "resend",
-            standin.url,
-            api_key,
-            EMAIL_TIMEOUT=f"{TIMEOUT_S:g}",
-            EMAIL_DEADLINE=f"{DEADLINE_S:g}",
-        )
-        database_url = f"sqlite:///{workdir / 'leadmail.db'}"
-        with server_with_key(database_url, workdir, extra_env=env, name="timeouts") as server:
-            assert server.primary is not None
-            yield HangingRig(server, standin, api_key, server.primary.secret)
+    database_url = f"sqlite:///{workdir / 'leadmail.db'}"
+    with email_rig(
+        "resend",
+        database_url,
+        workdir,
+        name="timeouts",
+        EMAIL_TIMEOUT=f"{TIMEOUT_S:g}",
+        EMAIL_DEADLINE=f"{DEADLINE_S:g}",
+    ) as rig:
+        yield rig
 
 
 @pytest.fixture
-def rig(hanging: HangingRig) -> HangingRig:
+def rig(hanging: EmailRig) -> EmailRig:
     hanging.standin.reset()
     return hanging
-
-
-def address(tag: str) -> str:
-    return f"{tag}-{uuid.uuid4().hex[:10]}@example.com"
 
 
 def timed_post(
@@ -85,17 +55,17 @@ def timed_post(
 
 
 def test_a_hanging_provider_is_503_within_the_deadline_and_logged_failed(
-    rig: HangingRig,
+    rig: EmailRig,
 ) -> None:
     rig.standin.hang_next(100)
-    body = {"to": address("wait"), "subject": "Hang", "from": SENDER, "html": "<p>h</p>"}
+    body = {"to": new_email("wait"), "subject": "Hang", "from": SENDER, "html": "<p>h</p>"}
     with rig.client() as api:
-        response, elapsed = timed_post(api, EMAIL_SEND, body)
+        response, elapsed = timed_post(api, SEND, body)
         error = assert_error(response, 503, "PROVIDER_UNAVAILABLE")
         assert elapsed < DEADLINE_S + SLACK_S, f"the client waited {elapsed:.2f} s"
         assert elapsed >= TIMEOUT_S, f"answered in {elapsed:.2f} s: no attempt timed out?"
         message_id = error["data"]["id"]
-        logged = assert_ok(api.get(f"{EMAIL_MESSAGES}/{message_id}"))
+        logged = ok_data(api.get(f"{MESSAGES}/{message_id}"))
 
     assert logged["status"] == "failed", logged
     assert logged["attempts"] >= 1, logged
@@ -108,23 +78,18 @@ def test_a_hanging_provider_is_503_within_the_deadline_and_logged_failed(
     assert len(requests) == logged["attempts"] >= 2, (requests, logged)
 
 
-def test_a_template_send_to_a_hanging_provider_ends_at_one_deadline(rig: HangingRig) -> None:
+def test_a_template_send_to_a_hanging_provider_ends_at_one_deadline(rig: EmailRig) -> None:
     """Recipients are sent concurrently: three hanging messages cost one deadline, not three."""
     rig.standin.hang_next(100)
-    recipients = [address("h1"), address("h2"), address("h3")]
+    recipients = [new_email("h1"), new_email("h2"), new_email("h3")]
     body = {
         "to": recipients,
         "template_id": "welcome",
-        "variables": {
-            "school_name": "Academy",
-            "first_name": "Ada",
-            "courses_link": "https://academy.example.com/courses",
-            "contact_email": "hello@academy.example.com",
-        },
+        "variables": WELCOME_VARIABLES,
         "from": SENDER,
     }
     with rig.client() as api:
-        response, elapsed = timed_post(api, EMAIL_TEMPLATE, body)
+        response, elapsed = timed_post(api, TEMPLATE, body)
     error = assert_error(response, 503, "PROVIDER_UNAVAILABLE")
     assert elapsed < DEADLINE_S + SLACK_S, f"the client waited {elapsed:.2f} s"
     messages = error["data"]["messages"]
@@ -134,13 +99,13 @@ def test_a_template_send_to_a_hanging_provider_ends_at_one_deadline(rig: Hanging
 
 
 def test_one_timed_out_attempt_is_retried_under_the_same_provider_idempotency_key(
-    rig: HangingRig,
+    rig: EmailRig,
 ) -> None:
     rig.standin.hang_next(1)
-    body = {"to": address("late"), "subject": "Late", "from": SENDER, "html": "<p>l</p>"}
+    body = {"to": new_email("late"), "subject": "Late", "from": SENDER, "html": "<p>l</p>"}
     with rig.client() as api:
-        response, elapsed = timed_post(api, EMAIL_SEND, body)
-    data = assert_ok(response)
+        response, elapsed = timed_post(api, SEND, body)
+    data = ok_data(response)
     assert elapsed >= TIMEOUT_S, f"answered in {elapsed:.2f} s: the hang was not waited out"
     assert data["status"] == "sent"
     assert data["attempts"] == 2, data
@@ -153,15 +118,15 @@ def test_one_timed_out_attempt_is_retried_under_the_same_provider_idempotency_ke
     assert delivered(hung) == delivered(answered)
 
 
-def test_a_dropped_connection_is_retried(rig: HangingRig) -> None:
+def test_a_dropped_connection_is_retried(rig: EmailRig) -> None:
     rig.standin.drop_next(1)
-    body = {"to": address("drop"), "subject": "Drop", "from": SENDER, "html": "<p>d</p>"}
+    body = {"to": new_email("drop"), "subject": "Drop", "from": SENDER, "html": "<p>d</p>"}
     with rig.client() as api:
-        data = assert_ok(api.post(EMAIL_SEND, json=body))
+        data = ok_data(api.post(SEND, json=body))
     assert data["attempts"] == 2, data
     assert [r.answer for r in rig.standin.requests] == ["drop", "200"]
 
 
-def test_the_provider_key_is_never_logged(rig: HangingRig) -> None:
+def test_the_provider_key_is_never_logged(rig: EmailRig) -> None:
     """Last in the module: everything the server wrote for the sends above."""
     assert_not_logged(rig.server, "the provider API key", rig.api_key)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import uuid
 
-from tests.e2e.conftest import IssuedKey, LeadmailServer, assert_ok, new_email
-
-LEADS = "/api/v1/leads"
+from tests.e2e.keys import IssuedKey
+from tests.e2e.logs import access_log
+from tests.e2e.names import new_email
+from tests.e2e.server import LeadmailServer
+from tests.support.envelope import LEADS, ok_data
 
 
 def request_id(tag: str) -> str:
@@ -23,7 +25,7 @@ def test_one_access_line_per_request_and_no_secrets(
         added = api.post(
             LEADS, json={"name": "Log Me", "email": email}, headers={"X-Request-ID": ids["add"]}
         )
-        lead_id = assert_ok(added)["lead_id"]
+        lead_id = ok_data(added)["lead_id"]
         responses = {
             "add": added,
             "read": api.get(f"{LEADS}/{lead_id}", headers={"X-Request-ID": ids["read"]}),
@@ -48,7 +50,7 @@ def test_one_access_line_per_request_and_no_secrets(
     assert insane.headers["x-request-id"] != "not a sane id!"
     assert insane.headers["x-request-id"] != minted.headers["x-request-id"]
 
-    records = server.access_log(list(ids.values()))
+    records = access_log(server, list(ids.values()))
     by_id: dict[str, dict[str, object]] = {}
     for record in records:
         assert record["request_id"] not in by_id, f"two access lines for {record}"

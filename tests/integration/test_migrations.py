@@ -43,14 +43,7 @@ from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.templates import TemplateSource
 from leadmail.ports.errors import DuplicateLead
-from tests.contract.support import (
-    T0,
-    a_claim,
-    a_lead,
-    a_message,
-    unique_account_name,
-    unique_digest,
-)
+from tests.contract.support import T0, a_claim, a_lead, a_message, new_account_key
 from tests.postgres import fresh_database
 
 LEAD_MIGRATIONS = sorted([initial.ID, lead_indexes.ID])
@@ -237,13 +230,7 @@ def assert_rolled_back(schema: Schema) -> None:
 async def assert_usable(database: Database) -> None:
     """The migrated schema does what the adapters need, unique email key included."""
     keys, leads = PiccoloApiKeyStore(database), PiccoloLeadRepository(database)
-    key = await keys.create_key(
-        account_name=unique_account_name(),
-        label="migrations",
-        digest=unique_digest(),
-        prefix="lm_migrate",
-        now=T0,
-    )
+    key = await new_account_key(keys, label="migrations", prefix="lm_migrate")
     lead = await leads.add(a_lead(key.account_id, email="ada@example.com"))
     with pytest.raises(DuplicateLead):
         await leads.add(a_lead(key.account_id, email="ADA@example.com"))
@@ -325,13 +312,7 @@ class TestMigrations:
     ) -> None:
         await migrate(empty.database)
         keys, leads = PiccoloApiKeyStore(empty.database), PiccoloLeadRepository(empty.database)
-        key = await keys.create_key(
-            account_name=unique_account_name(),
-            label="rename",
-            digest=unique_digest(),
-            prefix="lm_rename",
-            now=T0,
-        )
+        key = await new_account_key(keys, label="rename", prefix="lm_rename")
         lead = await leads.add(a_lead(key.account_id, phone="+44 20 7946 0958"))
         message = a_message(key.account_id)
         await PiccoloMessageRepository(empty.database).add([message])

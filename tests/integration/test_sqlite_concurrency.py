@@ -17,7 +17,7 @@ from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.leads import Lead
-from tests.contract.support import T0, a_lead, moment, unique_account_name, unique_digest
+from tests.contract.support import a_lead, moment, new_account_key
 
 WRITERS = 50
 T = TypeVar("T")
@@ -31,12 +31,8 @@ async def database(sqlite_url: str) -> AsyncIterator[Database]:
 
 
 async def new_account(database: Database) -> str:
-    key = await PiccoloApiKeyStore(database).create_key(
-        account_name=unique_account_name(),
-        label="concurrency",
-        digest=unique_digest(),
-        prefix="lm_concur",
-        now=T0,
+    key = await new_account_key(
+        PiccoloApiKeyStore(database), label="concurrency", prefix="lm_concur"
     )
     return key.account_id
 

@@ -11,18 +11,10 @@ import pytest
 
 from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.domain.templates import InvalidTemplate, Template, TemplateSource
+from tests.support.catalog import PACKAGED_TEMPLATE_IDS
 
 CREATED = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
 PACKAGED = FileTemplateCatalog(None).load()
-EXPECTED_IDS = {
-    "certificate-ready",
-    "class-reminder",
-    "enrolment-confirmation",
-    "lead-follow-up",
-    "payment-reminder",
-    "trial-class-invitation",
-    "welcome",
-}
 VOID_ELEMENTS = {"br", "meta", "img", "hr", "input", "link"}
 
 
@@ -67,7 +59,7 @@ def test_the_packaged_catalog_has_the_course_templates_with_unique_ids() -> None
 
     assert len(ids) >= 5
     assert len(set(ids)) == len(ids)
-    assert set(ids) == EXPECTED_IDS
+    assert set(ids) == PACKAGED_TEMPLATE_IDS
 
 
 def test_the_packaged_catalog_is_in_file_name_order() -> None:

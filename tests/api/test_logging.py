@@ -16,11 +16,12 @@ import pytest
 import structlog
 
 from leadmail import logs
-from leadmail.adapters.http import errors, tracing
+from leadmail.adapters.http import errors
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.logs import configure_logging
-from tests.unit.http.support import LEADS, Api, memory_with, open_api
-from tests.unit.http.test_failures import SECRET_MESSAGE, CrashingLeads
+from tests.api.support import Api, memory_with, open_api
+from tests.api.test_failures import SECRET_MESSAGE, CrashingLeads
+from tests.support.envelope import LEADS
 
 ReadLog = Callable[[], list[dict[str, Any]]]
 _QUIETED = ("uvicorn.access", "httpx", "httpcore", "aiosqlite", "asyncio", "piccolo")
@@ -41,9 +42,9 @@ def json_logs(
     saved_handlers, saved_level = root.handlers[:], root.level
     saved_levels = {name: logging.getLogger(name).level for name in _QUIETED}
     capsys.readouterr()
+    monkeypatch.setattr(logs, "_chain", logs._chain)  # put back afterwards
     configure_logging("json", level)
     monkeypatch.setattr(errors, "log", structlog.get_logger("leadmail.http"))
-    monkeypatch.setattr(tracing, "access_log", structlog.get_logger("leadmail.access"))
     lines: list[str] = []
 
     def read() -> list[dict[str, Any]]:
@@ -153,24 +154,50 @@ async def test_an_unexpected_error_is_logged_once_with_its_request_id(
     assert "ada@example.com" not in json.dumps(events)
 
 
-# --- the timestamp every line carries ------------------------------------------------
+# --- the access line: the configured chain, run by RequestLog ------------------------
 
 
-def test_every_line_has_the_same_shape_and_the_request_id(
+def test_the_access_line_has_the_shape_structlog_gives_every_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fields = {"account_id": "acc_1", "method": "POST", "route": "/x", "status": 201, "d": 1.5}
     with json_logs(capsys, monkeypatch) as read:
         token = logs.request_id_var.set("req_abc")
         try:
-            structlog.get_logger("leadmail.access").info("request", **fields)
+            logs.RequestLog("leadmail.access").info("request", **fields)
+            structlog.get_logger("leadmail.other").info("request", **fields)
         finally:
             logs.request_id_var.reset(token)
-        [line] = read()
+        ours, structlogs = read()
 
-    assert list(line) == [*fields, "event", "request_id", "level", "timestamp"]
-    assert line["request_id"] == "req_abc"
-    assert line["level"] == "info"
+    assert list(ours) == list(structlogs) == [*fields, "event", "request_id", "level", "timestamp"]
+    assert {k: v for k, v in ours.items() if k != "timestamp"} == {
+        k: v for k, v in structlogs.items() if k != "timestamp"
+    }
+    assert ours["request_id"] == "req_abc"
+
+
+def test_the_access_line_obeys_the_log_level(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with json_logs(capsys, monkeypatch, "WARNING") as read:
+        logs.RequestLog("leadmail.access").info("request", status=200)
+        structlog.get_logger("leadmail.other").warning("shown", status=500)
+
+    assert [line["event"] for line in read()] == ["shown"]
+
+
+def test_unconfigured_the_access_line_goes_through_structlog(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(logs, "_chain", None)
+    with structlog.testing.capture_logs() as captured:
+        logs.RequestLog("leadmail.access").info("request", status=204)
+
+    assert captured == [{"event": "request", "status": 204, "log_level": "info"}]
+
+
+# --- the timestamp every line carries ------------------------------------------------
 
 
 @pytest.mark.parametrize("now", [1_795_000_000.0, 1_795_000_000.25, 1_795_000_059.999999])

@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-from tests.unit.http.support import (
-    MESSAGES,
-    SEND,
-    TEMPLATE,
-    Api,
-    account_auth,
-    assert_error,
-    assert_message,
-    assert_ok,
-    plain_email,
-    welcome_email,
-)
+from tests.api.support import Api, account_auth, plain_email, welcome_email
+from tests.support.envelope import MESSAGES, SEND, TEMPLATE, assert_error, assert_message, assert_ok
 
 
 async def test_the_owner_gets_the_message_as_sent(api: Api) -> None:

@@ -1,4 +1,5 @@
-"""Helpers for the in-process HTTP tests: an app on memory adapters, a client, keys."""
+"""Helpers for the in-process API tests: an app on memory adapters, a client, keys, and
+request bodies. What a response must look like is in tests/support/envelope.py."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
@@ -20,28 +20,14 @@ from leadmail.config import Settings
 from leadmail.domain.leads import Lead, new_lead_id
 from leadmail.services.keys import CreatedKey
 from leadmail.services.registry import Services
+from tests.support.catalog import WELCOME_VARIABLES
+from tests.support.envelope import LEADS, bearer
 
-LEADS = "/api/v1/leads"
-ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
-LEAD_FIELDS = {
-    "lead_id",
-    "name",
-    "email",
-    "source",
-    "note",
-    "phone",
-    "created_at",
-    "updated_at",
-}
 SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 # Far enough in the past that anything the service stamps "now" is later.
 EPOCH = datetime(2020, 1, 1, 12, 0, tzinfo=UTC)
 
 Client = AsyncTestClient[Litestar]
-
-
-def bearer(secret: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {secret}"}
 
 
 @dataclass(frozen=True)
@@ -128,83 +114,9 @@ def minutes(n: int) -> timedelta:
     return timedelta(minutes=n)
 
 
-def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    """The failure envelope: the status, success false, a message, a non-empty error, the code."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    body: dict[str, Any] = response.json()
-    assert body["success"] is False
-    assert isinstance(body["message"], str)
-    assert body["message"]
-    assert isinstance(body["error"], str)
-    assert body["error"]
-    assert body["code"] == code
-    return body
-
-
-def assert_ok(response: httpx.Response) -> dict[str, Any]:
-    """The success envelope: exactly HTTP 200, success true, error empty, a message."""
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    assert body["success"] is True
-    assert body["error"] == ""
-    assert isinstance(body["message"], str)
-    assert body["message"]
-    assert "data" in body
-    return body
-
-
-def assert_invalid(response: httpx.Response, field: str) -> dict[str, Any]:
-    """A 422 whose ``data.errors`` is a list of {field, message} naming ``field``."""
-    body = assert_error(response, 422, "VALIDATION_FAILED")
-    errors = body["data"]["errors"]
-    assert isinstance(errors, list)
-    assert errors
-    for entry in errors:
-        assert set(entry) == {"field", "message"}
-        assert isinstance(entry["field"], str)
-        assert isinstance(entry["message"], str)
-        assert entry["message"]
-    assert field in [e["field"] for e in errors], errors
-    assert field in body["error"]
-    return body
-
-
-def message_for(body: dict[str, Any], field: str) -> str:
-    return next(str(e["message"]) for e in body["data"]["errors"] if e["field"] == field)
-
-
 # --- email ---------------------------------------------------------------------------
 
-EMAIL = "/api/v1/email"
-TEMPLATES = EMAIL + "/templates"
-SEND = EMAIL + "/send"
-TEMPLATE = EMAIL + "/template"
-SEND_TEMPLATE = EMAIL + "/send-template"
-MESSAGES = EMAIL + "/messages"
-MESSAGE_FIELDS = {
-    "id",
-    "status",
-    "provider",
-    "provider_message_id",
-    "to",
-    "from",
-    "subject",
-    "template_id",
-    "attempts",
-    "last_error",
-    "created_at",
-    "updated_at",
-}
-TEMPLATE_FIELDS = {"id", "name", "subject", "body", "variables", "created_at"}
 SENDER = "school@example.com"
-# Every variable of the packaged "welcome" template.
-WELCOME_VARIABLES = {
-    "school_name": "Northwind Academy",
-    "first_name": "Ada",
-    "courses_link": "https://example.com/courses",
-    "contact_email": "hello@example.com",
-}
 
 
 def recorder(api: Api) -> RecordingEmailProvider:
@@ -248,20 +160,6 @@ def welcome_email(**fields: Any) -> dict[str, Any]:
         **fields,
     }
     return {name: value for name, value in body.items() if value is not None}
-
-
-def assert_message(message: dict[str, Any]) -> None:
-    """One email-log record on the wire: every field, with its type."""
-    assert set(message) == MESSAGE_FIELDS
-    assert isinstance(message["id"], str)
-    assert message["id"]
-    assert message["status"] in ("pending", "sent", "failed")
-    assert isinstance(message["to"], list)
-    assert all(isinstance(address, str) for address in message["to"])
-    assert isinstance(message["attempts"], int)
-    assert isinstance(message["last_error"], str)
-    assert ISO_UTC.match(message["created_at"]), message["created_at"]
-    assert ISO_UTC.match(message["updated_at"]), message["updated_at"]
 
 
 def resolve_ref(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:

@@ -10,15 +10,8 @@ import pytest
 from litestar.types import HTTPReceiveMessage, Message, Receive, Scope, Send
 
 from leadmail.config import Settings
-from tests.unit.http.support import (
-    LEADS,
-    Api,
-    assert_error,
-    assert_invalid,
-    assert_ok,
-    message_for,
-    open_api,
-)
+from tests.api.support import Api, open_api
+from tests.support.envelope import LEADS, assert_error, assert_invalid, assert_ok, message_for
 
 JSON = {"Content-Type": "application/json"}
 VALID = {"name": "Ada", "email": "ada@example.com"}

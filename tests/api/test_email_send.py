@@ -8,19 +8,8 @@ from typing import Any
 import pytest
 
 from leadmail.domain.email import Mailbox
-from tests.unit.http.support import (
-    SEND,
-    SENDER,
-    Api,
-    assert_error,
-    assert_invalid,
-    assert_message,
-    assert_ok,
-    email_settings,
-    open_api,
-    plain_email,
-    recorder,
-)
+from tests.api.support import SENDER, Api, email_settings, open_api, plain_email, recorder
+from tests.support.envelope import SEND, assert_error, assert_invalid, assert_message, assert_ok
 
 
 def _addresses(boxes: tuple[Mailbox, ...]) -> list[str]:

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from tests.unit.http.support import (
+from tests.api.support import Api, json_schema_of, resolve_ref
+from tests.support.envelope import (
     MESSAGE_FIELDS,
     MESSAGES,
     SEND,
@@ -14,10 +15,7 @@ from tests.unit.http.support import (
     TEMPLATE,
     TEMPLATE_FIELDS,
     TEMPLATES,
-    Api,
     assert_ok,
-    json_schema_of,
-    resolve_ref,
 )
 
 MESSAGE = MESSAGES + "/{message_id}"

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from tests.unit.http.support import LEADS, Api, assert_error, assert_ok, bearer
+from tests.api.support import Api
+from tests.support.envelope import LEADS, assert_error, assert_ok, bearer
 
 # method, path (with {id} standing for an existing lead), JSON body
 ENDPOINTS: list[tuple[str, str, dict[str, str] | None]] = [

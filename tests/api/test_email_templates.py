@@ -3,32 +3,18 @@ template with the variables its subject and body use."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from tests.unit.http.support import (
+from tests.api.support import Api
+from tests.support.catalog import PACKAGED_TEMPLATE_IDS, PLACEHOLDER
+from tests.support.envelope import (
     ISO_UTC,
     TEMPLATE,
     TEMPLATE_FIELDS,
     TEMPLATES,
-    Api,
     assert_error,
     assert_ok,
 )
-
-# The templates shipped in src/leadmail/templates, by id.
-PACKAGED_IDS = {
-    "certificate-ready",
-    "class-reminder",
-    "enrolment-confirmation",
-    "lead-follow-up",
-    "payment-reminder",
-    "trial-class-invitation",
-    "welcome",
-}
-# Written out by hand from the template files, not computed by the service's own code.
-PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
 
 
 def _first_uses(*texts: str) -> list[str]:
@@ -48,8 +34,8 @@ async def test_the_list_is_the_envelope_of_every_packaged_template(api: Api, pat
     assert "retrieved" in body["message"].lower()
     templates = body["data"]
     assert isinstance(templates, list)
-    assert {t["id"] for t in templates} == PACKAGED_IDS
-    assert len(templates) == len(PACKAGED_IDS)
+    assert {t["id"] for t in templates} == PACKAGED_TEMPLATE_IDS
+    assert len(templates) == len(PACKAGED_TEMPLATE_IDS)
     for template in templates:
         assert set(template) == TEMPLATE_FIELDS
         for text in ("id", "name", "subject", "body"):

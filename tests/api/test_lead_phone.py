@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.http.support import LEADS, Api, assert_invalid, assert_ok
+from tests.api.support import Api
+from tests.support.envelope import LEADS, assert_invalid, assert_ok
 
 TYPED = "+44 20 7946 0958"
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from tests.unit.http.support import LEAD_FIELDS, LEADS, Api, json_schema_of, resolve_ref
+from tests.api.support import Api, json_schema_of, resolve_ref
+from tests.support.envelope import LEAD_FIELDS, LEADS
 
 ONE = LEADS + "/{lead_id}"
 CLIENT_FIELDS = {"name", "email", "source", "note", "phone"}

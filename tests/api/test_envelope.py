@@ -5,7 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.unit.http.support import LEADS, Api, assert_error
+from tests.api.support import Api
+from tests.support.envelope import LEADS, assert_error
 
 
 def _assert_envelope(response: httpx.Response) -> None:

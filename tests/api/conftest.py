@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.http.support import Api, open_api
+from tests.api.support import Api, open_api
 
 
 @pytest.fixture

@@ -4,20 +4,8 @@ same Idempotency-Key, and either way `data` holds what happened to every message
 from __future__ import annotations
 
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
-from tests.unit.http.support import (
-    MESSAGES,
-    SEND,
-    TEMPLATE,
-    Api,
-    assert_error,
-    assert_message,
-    assert_ok,
-    email_settings,
-    open_api,
-    plain_email,
-    recorder,
-    welcome_email,
-)
+from tests.api.support import Api, email_settings, open_api, plain_email, recorder, welcome_email
+from tests.support.envelope import MESSAGES, SEND, TEMPLATE, assert_error, assert_message, assert_ok
 
 RECIPIENTS = ["ada@example.com", "bob@example.com", "carol@example.com"]
 

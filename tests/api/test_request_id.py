@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.http.support import LEADS, SANE_REQUEST_ID, Api
+from tests.api.support import SANE_REQUEST_ID, Api
+from tests.support.envelope import LEADS
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,8 @@ from leadmail.domain.keys import ApiKey
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.leads import Lead
 from leadmail.ports.errors import StorageUnavailable
-from tests.unit.http.support import LEADS, assert_error, assert_ok, memory_with, open_api
+from tests.api.support import memory_with, open_api
+from tests.support.envelope import LEADS, assert_error, assert_ok
 
 SECRET_MESSAGE = "boom secret"
 

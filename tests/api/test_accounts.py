@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.http.support import LEADS, Api, assert_error, assert_ok, bearer
+from tests.api.support import Api
+from tests.support.envelope import LEADS, assert_error, assert_ok, bearer
 
 
 @pytest.fixture

@@ -8,20 +8,15 @@ from typing import Any
 import pytest
 
 from leadmail.domain.email import Mailbox
-from tests.unit.http.support import (
+from tests.api.support import SENDER, Api, email_settings, open_api, recorder, welcome_email
+from tests.support.catalog import WELCOME_VARIABLES
+from tests.support.envelope import (
     SEND_TEMPLATE,
-    SENDER,
     TEMPLATE,
-    WELCOME_VARIABLES,
-    Api,
     assert_error,
     assert_invalid,
     assert_message,
     assert_ok,
-    email_settings,
-    open_api,
-    recorder,
-    welcome_email,
 )
 
 PATHS = [TEMPLATE, SEND_TEMPLATE]

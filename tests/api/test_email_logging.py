@@ -9,18 +9,10 @@ from typing import Any
 import pytest
 
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
-from tests.unit.http.support import (
-    MESSAGES,
-    SEND,
-    SEND_TEMPLATE,
-    TEMPLATE,
-    TEMPLATES,
-    WELCOME_VARIABLES,
-    Api,
-    recorder,
-    welcome_email,
-)
-from tests.unit.http.test_logging import json_logs
+from tests.api.support import Api, recorder, welcome_email
+from tests.api.test_logging import json_logs
+from tests.support.catalog import WELCOME_VARIABLES
+from tests.support.envelope import MESSAGES, SEND, SEND_TEMPLATE, TEMPLATE, TEMPLATES
 
 HTML = "<p>Private body: enrolment number 8812-ALPHA</p>"
 SUBJECT = "Private subject 4471"

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tests.unit.http.support import (
-    EPOCH,
-    ISO_UTC,
-    LEAD_FIELDS,
-    LEADS,
-    Api,
-    assert_error,
-    assert_ok,
-)
+from tests.api.support import EPOCH, Api
+from tests.support.envelope import ISO_UTC, LEAD_FIELDS, LEADS, assert_error, assert_ok
 
 
 def _moment(text: str) -> datetime:

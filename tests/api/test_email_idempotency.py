@@ -11,21 +11,23 @@ from litestar import Litestar
 
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.domain.email import OutgoingEmail
-from tests.unit.http.support import (
-    SEND,
-    SEND_TEMPLATE,
-    TEMPLATE,
-    WELCOME_VARIABLES,
+from tests.api.support import (
     Api,
     account_auth,
-    assert_error,
-    assert_invalid,
-    assert_ok,
     memory_with,
     open_api,
     plain_email,
     recorder,
     welcome_email,
+)
+from tests.support.catalog import WELCOME_VARIABLES
+from tests.support.envelope import (
+    SEND,
+    SEND_TEMPLATE,
+    TEMPLATE,
+    assert_error,
+    assert_invalid,
+    assert_ok,
 )
 
 REPLAYED = "Idempotent-Replayed"

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.unit.http.support import EPOCH, LEADS, Api, assert_invalid, assert_ok, minutes
+from tests.api.support import EPOCH, Api, minutes
+from tests.support.envelope import LEADS, assert_invalid, assert_ok
 
 
 async def _walk(api: Api, **params: str) -> list[list[str]]:
