@@ -20,8 +20,9 @@ from structlog.testing import capture_logs
 from leadmail.adapters.mail import console as console_module
 from leadmail.adapters.mail import http as http_module
 from leadmail.adapters.mail.console import ConsoleEmailProvider
-from leadmail.adapters.mail.dialects import dialect_for
+from leadmail.adapters.mail.dialects import MAX_PROVIDER_TEXT
 from leadmail.adapters.mail.http import SHARDS, HttpEmailProvider
+from leadmail.adapters.mail.providers import dialect_for
 from leadmail.domain.delivery import DeliveryError, ProviderRejected, ProviderUnavailable
 from leadmail.domain.email import Mailbox, OutgoingEmail
 from tests.support.standin import PROVIDERS, Provider, ProviderStandin, provider_standin
@@ -273,7 +274,7 @@ async def test_a_long_error_text_is_cut_to_500_characters(
 
     assert isinstance(error, ProviderRejected)
     assert "Invalid: xxx" in error.detail
-    assert len(error.detail) <= 500
+    assert len(error.detail) <= MAX_PROVIDER_TEXT == 500
 
 
 async def test_a_redirect_is_refused_and_never_followed(
