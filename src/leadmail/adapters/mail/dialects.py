@@ -49,6 +49,9 @@ class Dialect:
     default_base_url: ClassVar[str]  # the public API, used when no base URL is configured
     needs_api_key: ClassVar[bool] = True  # LEADMAIL_EMAIL_API_KEY is required
     needs_domain: ClassVar[bool] = False  # LEADMAIL_EMAIL_DOMAIN is required
+    # The header that carries our message id as the provider's idempotency key, so a
+    # retried attempt is not delivered twice; "" when the provider has no such key.
+    idempotency_header: ClassVar[str] = ""
 
     @classmethod
     def configured(cls, *, domain: str = "") -> Self:
@@ -79,14 +82,15 @@ class Dialect:
 class Resend(Dialect):
     name = "resend"
     default_base_url = "https://api.resend.com"
+    # Resend keeps the first answer for a key for 24 h: a retried attempt of the same
+    # message (say, after a timeout) is not delivered twice.
+    idempotency_header = "Idempotency-Key"
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
         return ProviderRequest(
             method="POST",
             path="/emails",
-            # Resend keeps the first answer for a key for 24 h: a retried attempt of the
-            # same message (say, after a timeout) is not delivered twice.
-            headers={"Idempotency-Key": message_id},
+            headers={self.idempotency_header: message_id},
             json={
                 "from": email.sender.formatted(),
                 "to": [box.formatted() for box in email.to],
