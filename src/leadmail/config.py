@@ -6,13 +6,19 @@ import math
 import os
 import sys
 from collections.abc import Mapping
-from typing import Literal, get_args
+from typing import Literal
 
 import msgspec
 
+from leadmail.adapters.mail.providers import (
+    CONSOLE,
+    DIALECTS,
+    PROVIDER_NAMES,
+    ProviderName,
+    is_provider_name,
+)
+
 LogFormat = Literal["json", "console"]
-EmailProvider = Literal["console", "resend", "postmark", "sendgrid", "mailgun", "mailpit"]
-EMAIL_PROVIDERS: tuple[str, ...] = get_args(EmailProvider)
 
 DEFAULT_DATABASE_URL = "sqlite:///./leadmail.db"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -34,7 +40,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     db_command_timeout: float = 30.0
     max_body_bytes: int = 1_048_576
     migrate_on_start: bool = True
-    email_provider: EmailProvider = "console"
+    email_provider: ProviderName = CONSOLE
     email_api_key: str = ""
     email_base_url: str = ""  # empty: the provider's public API
     email_domain: str = ""  # Mailgun's sending domain
@@ -103,17 +109,19 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise ConfigError(
                 "LEADMAIL_DATABASE_URL must start with sqlite:///, postgresql:// or postgres://"
             )
-        provider = text("EMAIL_PROVIDER", "console").lower()
-        if provider not in EMAIL_PROVIDERS:
+        provider = text("EMAIL_PROVIDER", CONSOLE).lower()
+        if not is_provider_name(provider):
             raise ConfigError(
-                f"LEADMAIL_EMAIL_PROVIDER must be one of {', '.join(EMAIL_PROVIDERS)},"
+                f"LEADMAIL_EMAIL_PROVIDER must be one of {', '.join(PROVIDER_NAMES)},"
                 f" got {provider!r}"
             )
+        # What the provider needs is its dialect's to say; the console needs nothing.
+        dialect = DIALECTS.get(provider)
         api_key = text("EMAIL_API_KEY", "")  # checked as stored: blanks are no key
-        if provider not in ("console", "mailpit") and not api_key:
+        if dialect is not None and dialect.needs_api_key and not api_key:
             raise ConfigError(f"LEADMAIL_EMAIL_API_KEY is required for the {provider} provider")
-        if provider == "mailgun" and not text("EMAIL_DOMAIN", ""):
-            raise ConfigError("LEADMAIL_EMAIL_DOMAIN is required for the mailgun provider")
+        if dialect is not None and dialect.needs_domain and not text("EMAIL_DOMAIN", ""):
+            raise ConfigError(f"LEADMAIL_EMAIL_DOMAIN is required for the {provider} provider")
         base_url = text("EMAIL_BASE_URL", "").rstrip("/")
         if base_url and not base_url.startswith(("http://", "https://")):
             raise ConfigError("LEADMAIL_EMAIL_BASE_URL must start with http:// or https://")
@@ -136,7 +144,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             db_command_timeout=number("DB_COMMAND_TIMEOUT", 30.0, float),
             max_body_bytes=int(number("MAX_BODY_BYTES", 1_048_576, int)),
             migrate_on_start=flag("MIGRATE_ON_START", default=True),
-            email_provider=provider,  # type: ignore[arg-type]
+            email_provider=provider,
             email_api_key=api_key,
             email_base_url=base_url,
             email_domain=text("EMAIL_DOMAIN", ""),

@@ -1,7 +1,8 @@
 """Every contract suite runs once per adapter: memory, Piccolo on SQLite, Piccolo on Postgres.
 
 The Postgres case takes the migrated session database from ``postgres_url``, so it skips
-(or fails, in CI) exactly as that fixture decides.
+(or fails, in CI) exactly as that fixture decides. The mail suite's implementations are
+its own (``mail``, parametrised by each test over the ones that apply: mail_support.py).
 """
 
 from __future__ import annotations
@@ -18,12 +19,22 @@ from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
+from leadmail.adapters.mail.providers import CONSOLE
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
+from tests.contract.mail_support import (
+    HTTP,
+    ConsoleHarness,
+    Harness,
+    HttpHarness,
+    RecordingHarness,
+)
 from tests.contract.support import Storage
+from tests.support.mail import key_for
+from tests.support.standin import provider_standin
 
 ADAPTERS = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
@@ -84,3 +95,22 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloIdempotencyStore(database),
         database,
     )
+
+
+@pytest.fixture
+async def mail(request: pytest.FixtureRequest) -> AsyncIterator[Harness]:
+    """The EmailProvider implementation named by the test's parameter (see mail_support)."""
+    kind: str = request.param
+    if kind in HTTP:
+        with provider_standin(api_key=key_for(kind)) as standin:
+            harness: Harness = HttpHarness(kind, standin)
+            try:
+                yield harness
+            finally:
+                await harness.teardown()
+        return
+    harness = ConsoleHarness() if kind == CONSOLE else RecordingHarness()
+    try:
+        yield harness
+    finally:
+        await harness.teardown()

@@ -26,7 +26,8 @@ import yaml
 from referencing import Registry, Specification
 from referencing.jsonschema import DRAFT4, DRAFT202012
 
-from leadmail.adapters.mail.dialects import Dialect, ProviderRequest, dialect_for
+from leadmail.adapters.mail.dialects import MAX_PROVIDER_TEXT, Dialect, ProviderRequest
+from leadmail.adapters.mail.providers import dialect_for
 from leadmail.domain.email import MAX_RECIPIENTS, Mailbox, OutgoingEmail
 from tests.postgres import in_ci
 from tests.support.standin import PROVIDERS, Provider, RecordedRequest, accepted, refused
@@ -505,7 +506,8 @@ def test_an_accepted_answer_without_json_yields_no_id() -> None:
 
 
 def test_error_text_is_clipped_to_500_characters() -> None:
+    assert MAX_PROVIDER_TEXT == 500
     for provider in PROVIDERS:
         answer = refused(provider, 400, "x" * 2000)
         text = dialect(provider).error_text(400, dict(answer.headers), answer.body)
-        assert 100 < len(text) <= 500
+        assert 100 < len(text) <= MAX_PROVIDER_TEXT

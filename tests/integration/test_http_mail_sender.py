@@ -20,45 +20,22 @@ from structlog.testing import capture_logs
 from leadmail.adapters.mail import console as console_module
 from leadmail.adapters.mail import http as http_module
 from leadmail.adapters.mail.console import ConsoleEmailProvider
-from leadmail.adapters.mail.dialects import dialect_for
+from leadmail.adapters.mail.dialects import MAX_PROVIDER_TEXT
 from leadmail.adapters.mail.http import SHARDS, HttpEmailProvider
-from leadmail.domain.delivery import DeliveryError, ProviderRejected, ProviderUnavailable
-from leadmail.domain.email import Mailbox, OutgoingEmail
-from tests.support.standin import PROVIDERS, Provider, ProviderStandin, provider_standin
-
-DOMAIN = "mg.school.example"
-SECRET = "sk-live-9f8e7d6c5b4a39281706"
-TIMEOUT = 5.0  # generous: only the timeout tests wait for it, with their own
-SHORT_TIMEOUT = 0.3
-
-EMAIL = OutgoingEmail(
-    sender=Mailbox.parse("Zoë Ångström <zoe@school.example>"),
-    to=(Mailbox.parse("李雷 <li@example.cn>"), Mailbox.parse("Lovelace, Ada <ada@example.org>")),
-    subject="Grüße — 你好 🎉",
-    html="<p>Willkommen im Kurs!</p>",
+from leadmail.adapters.mail.providers import dialect_for
+from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
+from leadmail.domain.email import OutgoingEmail
+from tests.support.mail import (
+    DOMAIN,
+    EMAIL,
+    SECRET,
+    SHORT_TIMEOUT,
+    TIMEOUT,
+    failure_of,
+    key_for,
+    new_sender,
 )
-
-
-def key_for(provider: Provider) -> str:
-    # Mailpit takes basic auth "user:password"; the others a single token.
-    return f"leadmail:{SECRET}" if provider == "mailpit" else SECRET
-
-
-def new_sender(
-    provider: Provider,
-    standin: ProviderStandin,
-    *,
-    timeout: float = TIMEOUT,
-    api_key: str | None = None,
-    client: httpx.AsyncClient | None = None,
-) -> HttpEmailProvider:
-    return HttpEmailProvider(
-        dialect_for(provider, domain=DOMAIN),
-        api_key=key_for(provider) if api_key is None else api_key,
-        base_url=standin.url,
-        timeout=timeout,
-        client=client,
-    )
+from tests.support.standin import PROVIDERS, Provider, ProviderStandin, provider_standin
 
 
 @pytest.fixture(params=PROVIDERS)
@@ -78,12 +55,6 @@ async def sender(provider: Provider, standin: ProviderStandin) -> AsyncIterator[
     subject = new_sender(provider, standin)
     yield subject
     await subject.close()
-
-
-async def failure_of(sender: HttpEmailProvider, message_id: str = "msg_1") -> DeliveryError:
-    with pytest.raises(DeliveryError) as caught:
-        await sender.send(EMAIL, message_id=message_id)
-    return caught.value
 
 
 # Accepted
@@ -273,7 +244,7 @@ async def test_a_long_error_text_is_cut_to_500_characters(
 
     assert isinstance(error, ProviderRejected)
     assert "Invalid: xxx" in error.detail
-    assert len(error.detail) <= 500
+    assert len(error.detail) <= MAX_PROVIDER_TEXT == 500
 
 
 async def test_a_redirect_is_refused_and_never_followed(

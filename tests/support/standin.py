@@ -330,6 +330,11 @@ class ProviderStandin:
         with self._lock:
             return self._connections_opened
 
+    @property
+    def connections_open(self) -> int:
+        """Connections a client holds open at this moment."""
+        return len(self._writers)  # a set changed on the stand-in's loop; len() is atomic
+
     def reset(self) -> None:
         """Forget the requests seen and any failures still scripted."""
         with self._lock:

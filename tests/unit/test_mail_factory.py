@@ -7,7 +7,8 @@ import pytest
 from leadmail.adapters.mail.console import ConsoleEmailProvider
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.http import HttpEmailProvider
-from leadmail.config import EmailProvider, Settings
+from leadmail.adapters.mail.providers import ProviderName
+from leadmail.config import Settings
 
 KEY = "sk-test-abcdef0123456789"
 
@@ -31,7 +32,7 @@ async def test_console_is_the_default() -> None:
     ],
 )
 async def test_each_http_provider_gets_its_dialect_and_public_api(
-    provider: EmailProvider, public_api: str
+    provider: ProviderName, public_api: str
 ) -> None:
     settings = Settings(
         email_provider=provider,

@@ -4,6 +4,10 @@ A dialect only translates: an OutgoingEmail into one ProviderRequest, a response
 provider's message id or its own error text. It does no I/O and knows no API key beyond
 turning it into headers, so the contract tests can check its requests against the
 providers' published API descriptions without a network.
+
+Each dialect class is also where its provider's facts are written, once: its configured
+name, its public API, whether it needs an API key or a sending domain. The registry
+(providers.py) lists the classes; the settings and the factory read these attributes.
 """
 
 from __future__ import annotations
@@ -12,12 +16,14 @@ import base64
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 from urllib.parse import quote
 
 from leadmail.domain.email import Mailbox, OutgoingEmail
 
-MAX_ERROR_TEXT = 500
+# The provider's own error text is cut to this. It is not MAX_LAST_ERROR (domain/email.py),
+# the longer limit of a message's stored last_error, which holds our sentence around it.
+MAX_PROVIDER_TEXT = 500
 
 JsonObject = dict[str, Any]
 
@@ -39,9 +45,18 @@ class ProviderRequest:
 class Dialect:
     """The defaults every provider shares; each provider overrides what differs."""
 
-    name: ClassVar[str]
-    default_base_url: ClassVar[str]
-    needs_api_key: ClassVar[bool] = True
+    name: ClassVar[str]  # as LEADMAIL_EMAIL_PROVIDER names it
+    default_base_url: ClassVar[str]  # the public API, used when no base URL is configured
+    needs_api_key: ClassVar[bool] = True  # LEADMAIL_EMAIL_API_KEY is required
+    needs_domain: ClassVar[bool] = False  # LEADMAIL_EMAIL_DOMAIN is required
+    # The header that carries our message id as the provider's idempotency key, so a
+    # retried attempt is not delivered twice; "" when the provider has no such key.
+    idempotency_header: ClassVar[str] = ""
+
+    @classmethod
+    def configured(cls, *, domain: str = "") -> Self:
+        """The dialect for these settings; ``domain`` matters only where needs_domain."""
+        return cls()
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
         raise NotImplementedError
@@ -56,7 +71,7 @@ class Dialect:
         return value if isinstance(value, str) and value else None
 
     def error_text(self, status: int, headers: Mapping[str, str], body: bytes) -> str:
-        """The provider's own words for a failed request, at most MAX_ERROR_TEXT long."""
+        """The provider's own words for a failed request, at most MAX_PROVIDER_TEXT long."""
         return _plain_text(body)
 
     def retryable(self, status: int, body: bytes) -> bool:
@@ -67,14 +82,15 @@ class Dialect:
 class Resend(Dialect):
     name = "resend"
     default_base_url = "https://api.resend.com"
+    # Resend keeps the first answer for a key for 24 h: a retried attempt of the same
+    # message (say, after a timeout) is not delivered twice.
+    idempotency_header = "Idempotency-Key"
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
         return ProviderRequest(
             method="POST",
             path="/emails",
-            # Resend keeps the first answer for a key for 24 h: a retried attempt of the
-            # same message (say, after a timeout) is not delivered twice.
-            headers={"Idempotency-Key": message_id},
+            headers={self.idempotency_header: message_id},
             json={
                 "from": email.sender.formatted(),
                 "to": [box.formatted() for box in email.to],
@@ -180,11 +196,16 @@ class SendGrid(Dialect):
 class Mailgun(Dialect):
     name = "mailgun"
     default_base_url = "https://api.mailgun.net"  # EU: https://api.eu.mailgun.net
+    needs_domain = True
 
     def __init__(self, domain: str) -> None:
         if not domain.strip():
             raise ValueError("Mailgun needs the sending domain (LEADMAIL_EMAIL_DOMAIN)")
         self.domain = domain.strip()
+
+    @classmethod
+    def configured(cls, *, domain: str = "") -> Self:
+        return cls(domain)
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
         return ProviderRequest(
@@ -213,7 +234,7 @@ class Mailgun(Dialect):
 class Mailpit(Dialect):
     name = "mailpit"
     default_base_url = "http://localhost:8025"
-    needs_api_key = False
+    needs_api_key = False  # optional: "user:password" for basic auth, see auth_headers
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
         return ProviderRequest(
@@ -249,22 +270,6 @@ class Mailpit(Dialect):
         return _plain_text(body)
 
 
-def dialect_for(provider: str, *, domain: str = "") -> Dialect:
-    """The dialect of a provider by its configured name; ``domain`` is Mailgun's."""
-    match provider:
-        case "resend":
-            return Resend()
-        case "postmark":
-            return Postmark()
-        case "sendgrid":
-            return SendGrid()
-        case "mailgun":
-            return Mailgun(domain)
-        case "mailpit":
-            return Mailpit()
-    raise ValueError(f"no HTTP dialect for the email provider {provider!r}")
-
-
 def _sendgrid_address(box: Mailbox) -> dict[str, str]:
     return {"email": box.address, "name": box.name} if box.name else {"email": box.address}
 
@@ -298,8 +303,8 @@ def _plain_text(body: bytes) -> str:
 
 
 def _clip(text: str) -> str:
-    """One line, at most MAX_ERROR_TEXT characters."""
+    """One line, at most MAX_PROVIDER_TEXT characters."""
     flat = " ".join(text.split())
-    if len(flat) <= MAX_ERROR_TEXT:
+    if len(flat) <= MAX_PROVIDER_TEXT:
         return flat
-    return flat[: MAX_ERROR_TEXT - 1] + "…"
+    return flat[: MAX_PROVIDER_TEXT - 1] + "…"

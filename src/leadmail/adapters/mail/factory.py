@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from leadmail.adapters.mail.console import ConsoleEmailProvider
-from leadmail.adapters.mail.dialects import dialect_for
 from leadmail.adapters.mail.http import HttpEmailProvider
+from leadmail.adapters.mail.providers import CONSOLE, dialect_for
 from leadmail.config import Settings
 from leadmail.ports.mail import EmailProvider
 
 
 def email_provider_from(settings: Settings) -> EmailProvider:
-    """``console`` logs each message; every other provider is the HTTP sender with that
-    provider's dialect. Raises ValueError when a setting the provider needs is missing
-    (Settings.from_env refuses those already)."""
-    if settings.email_provider == "console":
+    """``console`` logs each message; every other provider in the registry is the HTTP
+    sender with that provider's dialect. Raises ValueError when a setting the provider
+    needs is missing (Settings.from_env refuses those already)."""
+    if settings.email_provider == CONSOLE:
         return ConsoleEmailProvider()
     return HttpEmailProvider(
         dialect_for(settings.email_provider, domain=settings.email_domain),

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import structlog
 
-from leadmail.adapters.mail.dialects import MAX_ERROR_TEXT, Dialect, ProviderRequest
+from leadmail.adapters.mail.dialects import MAX_PROVIDER_TEXT, Dialect, ProviderRequest
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable, parse_retry_after
 from leadmail.domain.email import OutgoingEmail
 from leadmail.ports.mail import EmailProvider
@@ -164,7 +164,7 @@ class HttpEmailProvider(EmailProvider):
                 f"{self.name} answered {status}: {text}",
                 retry_after=parse_retry_after(headers.get("Retry-After")),
             )
-        raise ProviderRejected(status, text[:MAX_ERROR_TEXT])
+        raise ProviderRejected(status, text[:MAX_PROVIDER_TEXT])
 
     def _scrub(self, text: str) -> str:
         for secret in self._secrets:

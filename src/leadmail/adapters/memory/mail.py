@@ -12,6 +12,7 @@ from leadmail.ports.mail import EmailProvider
 class Delivered:
     message_id: str
     email: OutgoingEmail
+    provider_id: str  # what send returned for it
 
 
 class RecordingEmailProvider(EmailProvider):
@@ -47,8 +48,9 @@ class RecordingEmailProvider(EmailProvider):
         for box in email.to:
             if box.address in self._by_recipient:
                 raise self._by_recipient[box.address]
-        self.delivered.append(Delivered(message_id, email))
-        return f"rec-{len(self.delivered)}"
+        provider_id = f"rec-{len(self.delivered) + 1}"
+        self.delivered.append(Delivered(message_id, email, provider_id))
+        return provider_id
 
     async def close(self) -> None:
         return None
