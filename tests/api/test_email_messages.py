@@ -1,4 +1,4 @@
-"""GET /api/v1/email/messages/{id}: the email log, one account's own messages only."""
+"""GET /api/v1/email/messages/{id}: what became of a message, one account's own messages only."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ from tests.contract.support import T0, a_claim, a_lead, a_message, new_account_k
 from tests.postgres import fresh_database
 
 LEAD_MIGRATIONS = sorted([initial.ID, lead_indexes.ID])
-# From the mail tables on: the email log and what came after it.
+# From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [mail_tables.ID, mail_indexes.ID, messages_and_phone.ID, messages_and_phone_indexes.ID]
 )
@@ -239,7 +239,7 @@ async def assert_usable(database: Database) -> None:
 
 
 async def assert_mail_usable(database: Database, account_id: str) -> None:
-    """Templates, the email log and claims work, and a claim's key is unique for real."""
+    """Templates, messages and claims work, and a claim's key is unique for real."""
     templates = PiccoloTemplateRepository(database)
     source = TemplateSource("welcome", "Welcome", "Hi {{name}}", "<p>Hello {{name}}</p>")
     await templates.sync([source], T0)

@@ -145,7 +145,7 @@ def new_message_id() -> str:
 @dataclass(frozen=True, slots=True)
 class Message:
     """One email the service was asked to send (to every address in ``to``) and what
-    became of it: the email log's entry, written before the provider is called."""
+    became of it: recorded before the provider is called."""
 
     message_id: str
     account_id: str

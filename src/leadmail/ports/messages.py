@@ -5,9 +5,11 @@ from typing import Protocol
 
 from leadmail.domain.email import Message
 
+DUPLICATE_MESSAGE = "A message with this id is already stored"
+
 
 class MessageRepository(Protocol):
-    """Every message the service was asked to send, and what became of it: the email log.
+    """Every message the service was asked to send, and what became of it.
 
     Written before the provider is called, so nothing is sent unrecorded. Raises
     StorageUnavailable."""

@@ -7,7 +7,7 @@ from leadmail.adapters.db.errors import refused, translate_errors
 from leadmail.adapters.db.statements import Mapped
 from leadmail.adapters.db.tables import Messages
 from leadmail.domain.email import Message
-from leadmail.ports.messages import MessageRepository
+from leadmail.ports.messages import DUPLICATE_MESSAGE, MessageRepository
 
 MESSAGES = Mapped(Messages, Message, stored_as={"to": "recipients"})
 _INSERT = MESSAGES.insert
@@ -18,7 +18,6 @@ _UPDATE = MESSAGES.update(
     ["account_id", "message_id"],
     returning=False,
 )
-_DUPLICATE = "The email log already holds a message with this id"
 
 
 class PiccoloMessageRepository(MessageRepository):
@@ -28,7 +27,7 @@ class PiccoloMessageRepository(MessageRepository):
 
     async def add(self, messages: Sequence[Message]) -> None:
         if messages:
-            with refused(duplicate=_DUPLICATE):
+            with refused(duplicate=DUPLICATE_MESSAGE):
                 await self._db.execute_many(_INSERT, [_INSERT.args(m) for m in messages])
 
     async def update(self, messages: Sequence[Message]) -> None:

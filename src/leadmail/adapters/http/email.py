@@ -1,4 +1,4 @@
-"""/api/v1/email: templates, sending, and the email log."""
+"""/api/v1/email: templates, sending, and the messages sent."""
 
 from __future__ import annotations
 
@@ -140,7 +140,7 @@ class EmailController(Controller):
 
     @get(
         "/messages/{message_id:str}",
-        summary="Get a message from the email log",
+        summary="Get a message: what became of it",
         responses=error_responses(404),
     )
     async def get_message(

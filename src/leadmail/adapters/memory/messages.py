@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from leadmail.domain.email import Message
 from leadmail.ports.errors import PortError
-from leadmail.ports.messages import MessageRepository
+from leadmail.ports.messages import DUPLICATE_MESSAGE, MessageRepository
 
 
 class MemoryMessageRepository(MessageRepository):
@@ -16,7 +16,7 @@ class MemoryMessageRepository(MessageRepository):
         ids = [record.message_id for record in records]
         if len(set(ids)) != len(ids) or any(i in self._records for i in ids):
             # As the SQL stores: a message id is the primary key, and the batch is atomic.
-            raise PortError("The email log already holds a message with this id")
+            raise PortError(DUPLICATE_MESSAGE)
         for record in records:
             self._records[record.message_id] = record
 

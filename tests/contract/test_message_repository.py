@@ -12,7 +12,7 @@ from leadmail.ports.errors import PortError
 from tests.contract.support import Storage, a_message, is_utc, moment
 
 
-class TestEmailLogContract:
+class TestMessageRepositoryContract:
     # --- add and get ---------------------------------------------------------------------
 
     async def test_add_then_get_preserves_every_field(self, storage: Storage) -> None:
