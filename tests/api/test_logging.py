@@ -200,12 +200,15 @@ def test_unconfigured_the_access_line_goes_through_structlog(
 # --- the timestamp every line carries ------------------------------------------------
 
 
-@pytest.mark.parametrize("now", [1_795_000_000.0, 1_795_000_000.25, 1_795_000_059.999999])
+@pytest.mark.parametrize(
+    "ns", [1_795_000_000 * 10**9, 1_795_000_000_250_000_000, 1_795_000_059_999_999_000, 7_000]
+)
 def test_the_timestamp_is_what_structlogs_timestamper_writes(
-    monkeypatch: pytest.MonkeyPatch, now: float
+    monkeypatch: pytest.MonkeyPatch, ns: int
 ) -> None:
     # TimeStamper(fmt="iso", utc=True) writes datetime.now(UTC).isoformat() with a Z.
-    monkeypatch.setattr(time, "time", lambda: now)
-    expected = datetime.fromtimestamp(now, UTC).isoformat().replace("+00:00", "Z")
+    monkeypatch.setattr(time, "time_ns", lambda: ns)
+    moment = datetime.fromtimestamp(ns // 10**9, UTC).replace(microsecond=ns // 1000 % 10**6)
+    expected = moment.isoformat().replace("+00:00", "Z")
 
     assert logs.add_timestamp(None, "info", {}) == {"timestamp": expected}

@@ -79,4 +79,4 @@ class ApiKeyService:
         now = self._clock()
         if key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION:
             await self._store.touch(key.key_id, now)
-        return Principal(account_id=key.account_id, key_id=key.key_id)
+        return Principal(key.account_id, key.key_id)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import asyncpg
 from piccolo.engine.base import Engine
@@ -20,6 +20,8 @@ from leadmail.adapters.db.errors import translate_errors
 from leadmail.adapters.db.pool import FairPool, light_reset
 from leadmail.adapters.db.statements import Row, Statement
 from leadmail.adapters.db.tables import Tables, build_tables
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -129,43 +131,35 @@ class Database:
 
     # Statements.
 
-    async def fetch(self, statement: Statement, *args: Any) -> Sequence[Row]:
-        with translate_errors():
-            pool = self._pool
-            if pool is not None:
-                transaction = self._transaction.get()
-                if transaction is not None:
-                    connection = transaction.connection
-                    rows: list[Row] = await connection.fetch(statement.postgres, *args)
-                    return rows
-                return await pool.fetch(statement.postgres, *args)
-            return await self._sqlite(statement, args)
+    # fetch, fetchrow and execute hand back the coroutine that does the work (the pool's,
+    # which translates driver errors itself), rather than awaiting it in one more frame.
 
-    async def fetchrow(self, statement: Statement, *args: Any) -> Row | None:
-        with translate_errors():
-            pool = self._pool
-            if pool is not None:
-                transaction = self._transaction.get()
-                if transaction is not None:
-                    connection = transaction.connection
-                    row: Row | None = await connection.fetchrow(statement.postgres, *args)
-                    return row
-                return await pool.fetchrow(statement.postgres, *args)
-            rows = await self._sqlite(statement, args)
-            return rows[0] if rows else None
+    def fetch(self, statement: Statement, *args: Any) -> Awaitable[Sequence[Row]]:
+        pool = self._pool
+        if pool is None:
+            return self._sqlite(statement, args)
+        transaction = self._transaction.get()
+        if transaction is None:
+            return pool.fetch(statement.postgres, *args)
+        return _translated(transaction.connection.fetch(statement.postgres, *args))
 
-    async def execute(self, statement: Statement, *args: Any) -> None:
-        with translate_errors():
-            pool = self._pool
-            if pool is not None:
-                transaction = self._transaction.get()
-                if transaction is not None:
-                    connection = transaction.connection
-                    await connection.execute(statement.postgres, *args)
-                else:
-                    await pool.execute(statement.postgres, *args)
-                return
-            await self._sqlite(statement, args)
+    def fetchrow(self, statement: Statement, *args: Any) -> Awaitable[Row | None]:
+        pool = self._pool
+        if pool is None:
+            return _first(self._sqlite(statement, args))
+        transaction = self._transaction.get()
+        if transaction is None:
+            return pool.fetchrow(statement.postgres, *args)
+        return _translated(transaction.connection.fetchrow(statement.postgres, *args))
+
+    def execute(self, statement: Statement, *args: Any) -> Awaitable[Any]:
+        pool = self._pool
+        if pool is None:
+            return self._sqlite(statement, args)
+        transaction = self._transaction.get()
+        if transaction is None:
+            return pool.execute(statement.postgres, *args)
+        return _translated(transaction.connection.execute(statement.postgres, *args))
 
     async def execute_many(self, statement: Statement, rows: Sequence[Sequence[Any]]) -> None:
         """The statement once per row, all or none (one pipelined round on Postgres)."""
@@ -187,8 +181,19 @@ class Database:
 
     async def _sqlite(self, statement: Statement, args: Sequence[Any]) -> list[Row]:
         query = QueryString(statement.sqlite, *args)
-        if statement.writes and self._transaction.get() is None:
-            async with self.writing():
-                rows: list[Row] = await self.engine.run_querystring(query)
-                return rows
-        return await self.engine.run_querystring(query)  # type: ignore[no-any-return]
+        with translate_errors():
+            if statement.writes and self._transaction.get() is None:
+                async with self.writing():
+                    rows: list[Row] = await self.engine.run_querystring(query)
+                    return rows
+            return await self.engine.run_querystring(query)  # type: ignore[no-any-return]
+
+
+async def _translated(work: Awaitable[T]) -> T:
+    with translate_errors():
+        return await work
+
+
+async def _first(rows: Awaitable[Sequence[Row]]) -> Row | None:
+    found = await rows
+    return found[0] if found else None

@@ -16,6 +16,8 @@ from typing import Any
 
 import asyncpg
 
+from leadmail.adapters.db.errors import translate_errors
+
 
 class FifoGate:
     """At most ``size`` holders at a time; the others wait in arrival order, and a holder
@@ -28,7 +30,7 @@ class FifoGate:
         self._free = size
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
 
-    async def acquire(self) -> None:
+    async def __aenter__(self) -> None:
         if self._free:  # (a live waiter exists only while nothing is free)
             self._free -= 1
             return
@@ -50,11 +52,11 @@ class FifoGate:
                 return
         self._free += 1
 
-    async def __aenter__(self) -> None:
-        await self.acquire()
-
     async def __aexit__(self, *_: object) -> None:
         self.release()
+
+    # Entered with ``async with``, or held across calls (a connection handed out).
+    acquire = __aenter__
 
 
 class FairPool:
@@ -82,19 +84,24 @@ class FairPool:
                 self._held.discard(id(connection))
                 self._gate.release()
 
+    # The three query methods translate driver errors (errors.py) as they run.
+
     async def execute(self, query: str, *args: object) -> str:
-        async with self._gate:
-            result: str = await self._raw.execute(query, *args)
-            return result
+        with translate_errors():
+            async with self._gate:
+                result: str = await self._raw.execute(query, *args)
+                return result
 
     async def fetchrow(self, query: str, *args: object) -> asyncpg.Record | None:
-        async with self._gate:
-            return await self._raw.fetchrow(query, *args)
+        with translate_errors():
+            async with self._gate:
+                return await self._raw.fetchrow(query, *args)
 
     async def fetch(self, query: str, *args: object) -> list[asyncpg.Record]:
-        async with self._gate:
-            rows: list[asyncpg.Record] = await self._raw.fetch(query, *args)
-            return rows
+        with translate_errors():
+            async with self._gate:
+                rows: list[asyncpg.Record] = await self._raw.fetch(query, *args)
+                return rows
 
     async def close(self) -> None:
         await self._raw.close()

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 # lead's created_at and updated_at, a page of leads) mostly share their second.
 _SECONDS: dict[tuple[int, int, int, int, int, int], str] = {}
 _MAX_SECONDS = 4096
+_MILLIS = tuple(f"{n:03d}" for n in range(1000))  # "000" ... "999"
 
 
 def to_iso(moment: datetime) -> str:
@@ -22,4 +23,4 @@ def to_iso(moment: datetime) -> str:
             _SECONDS.clear()
         y, mo, d, h, mi, sec = key
         head = _SECONDS[key] = f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{sec:02d}"
-    return f"{head}.{moment.microsecond // 1000:03d}Z"
+    return f"{head}.{_MILLIS[moment.microsecond // 1000]}Z"
