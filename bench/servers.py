@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 import httpx
+from tests.support.network import free_port
 
 from bench.common import BIN, ROOT, log
 
@@ -38,13 +38,6 @@ def child_env() -> dict[str, str]:
     )
     env["PYTHONUNBUFFERED"] = "1"  # as in the service's image
     return env
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass

@@ -26,7 +26,7 @@ import yaml
 from referencing import Registry, Specification
 from referencing.jsonschema import DRAFT4, DRAFT202012
 
-from leadmail.adapters.mail.dialects import MAX_PROVIDER_TEXT, Dialect, ProviderRequest
+from leadmail.adapters.mail.dialects.base import MAX_PROVIDER_TEXT, Dialect, ProviderRequest
 from leadmail.adapters.mail.providers import dialect_for
 from leadmail.domain.email import MAX_RECIPIENTS, Mailbox, OutgoingEmail
 from tests.postgres import in_ci

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator, Mapping
@@ -19,17 +18,11 @@ from tests.e2e.cli import CliResult, cli_env, leadmail_command, run_cli, run_cli
 from tests.e2e.keys import IssuedKey, create_keys, issued_key
 from tests.e2e.names import new_name
 from tests.support.envelope import bearer
+from tests.support.network import free_port
 
 READY_TIMEOUT_S = 15.0
 STOP_TIMEOUT_S = 10.0
 HTTP_TIMEOUT_S = 10.0
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass

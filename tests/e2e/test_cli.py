@@ -13,7 +13,7 @@ import pytest
 from tests.e2e.cli import cli_env, run_cli, run_cli_jobs, run_cli_parallel
 from tests.e2e.keys import create_keys, issued_key
 from tests.e2e.names import new_name
-from tests.e2e.server import free_port
+from tests.support.network import free_port
 
 
 def json_lines(text: str) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from structlog.testing import capture_logs
 from leadmail.adapters.mail import console as console_module
 from leadmail.adapters.mail import http as http_module
 from leadmail.adapters.mail.console import ConsoleEmailProvider
-from leadmail.adapters.mail.dialects import MAX_PROVIDER_TEXT
+from leadmail.adapters.mail.dialects.base import MAX_PROVIDER_TEXT
 from leadmail.adapters.mail.http import SHARDS, HttpEmailProvider
 from leadmail.adapters.mail.providers import dialect_for
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable

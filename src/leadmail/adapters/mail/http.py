@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import structlog
 
-from leadmail.adapters.mail.dialects import MAX_PROVIDER_TEXT, Dialect, ProviderRequest
+from leadmail.adapters.mail.dialects.base import MAX_PROVIDER_TEXT, Dialect, ProviderRequest
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable, parse_retry_after
 from leadmail.domain.email import OutgoingEmail
 from leadmail.ports.mail import EmailProvider

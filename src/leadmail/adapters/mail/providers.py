@@ -2,7 +2,7 @@
 
 The one list of providers. Settings check LEADMAIL_EMAIL_PROVIDER and what that provider
 needs against it, the factory builds the provider from it. What a provider needs and
-where its API is are its dialect's class attributes (dialects.py); this module only names
+where its API is are its dialect's class attributes (dialects/<name>.py); this module only names
 the dialects. It imports no HTTP client, so config.py can import it cheaply.
 """
 
@@ -12,7 +12,12 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, Literal, TypeGuard
 
-from leadmail.adapters.mail.dialects import Dialect, Mailgun, Mailpit, Postmark, Resend, SendGrid
+from leadmail.adapters.mail.dialects.base import Dialect
+from leadmail.adapters.mail.dialects.mailgun import Mailgun
+from leadmail.adapters.mail.dialects.mailpit import Mailpit
+from leadmail.adapters.mail.dialects.postmark import Postmark
+from leadmail.adapters.mail.dialects.resend import Resend
+from leadmail.adapters.mail.dialects.sendgrid import SendGrid
 
 CONSOLE: Final = "console"  # no API: each message is logged (console.py), nothing needed
 

@@ -1,0 +1,101 @@
+"""What every provider's dialect shares: the request it builds, the defaults, and the
+readers of a provider's answer."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self
+
+from leadmail.domain.email import OutgoingEmail
+
+# The provider's own error text is cut to this. It is not MAX_LAST_ERROR (domain/email.py),
+# the longer limit of a message's stored last_error, which holds our sentence around it.
+MAX_PROVIDER_TEXT = 500
+
+JsonObject = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderRequest:
+    """One HTTP request, less the base URL and the auth headers (the sender adds both).
+
+    The body is either ``json`` or ``form``: form fields in order, a name may repeat; the
+    sender encodes them as multipart/form-data."""
+
+    method: str
+    path: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    json: JsonObject | None = None
+    form: tuple[tuple[str, str], ...] = ()
+
+
+class Dialect:
+    """The defaults every provider shares; each provider overrides what differs."""
+
+    name: ClassVar[str]  # as LEADMAIL_EMAIL_PROVIDER names it
+    default_base_url: ClassVar[str]  # the public API, used when no base URL is configured
+    needs_api_key: ClassVar[bool] = True  # LEADMAIL_EMAIL_API_KEY is required
+    needs_domain: ClassVar[bool] = False  # LEADMAIL_EMAIL_DOMAIN is required
+    # The header that carries our message id as the provider's idempotency key, so a
+    # retried attempt is not delivered twice; "" when the provider has no such key.
+    idempotency_header: ClassVar[str] = ""
+
+    @classmethod
+    def configured(cls, *, domain: str = "") -> Self:
+        """The dialect for these settings; ``domain`` matters only where needs_domain."""
+        return cls()
+
+    def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
+        raise NotImplementedError
+
+    def auth_headers(self, api_key: str) -> dict[str, str]:
+        """Bearer auth; providers with another scheme override this."""
+        return {"Authorization": f"Bearer {api_key}"}
+
+    def message_id_from(self, status: int, headers: Mapping[str, str], body: bytes) -> str | None:
+        """The provider's id for an accepted message, None if the answer carries none."""
+        value = json_object(body).get("id")
+        return value if isinstance(value, str) and value else None
+
+    def error_text(self, status: int, headers: Mapping[str, str], body: bytes) -> str:
+        """The provider's own words for a failed request, at most MAX_PROVIDER_TEXT long."""
+        return plain_text(body)
+
+    def retryable(self, status: int, body: bytes) -> bool:
+        """Whether a non-2xx answer means "not now" rather than "never" (see the port)."""
+        return status == 429 or status >= 500
+
+
+def basic_auth(user: str, password: str) -> str:
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    return f"Basic {token}"
+
+
+def header(headers: Mapping[str, str], name: str) -> str:
+    # httpx.Headers ignores case; a plain dict (in tests) may not.
+    wanted = name.lower()
+    return next((v for k, v in headers.items() if k.lower() == wanted), "")
+
+
+def json_object(body: bytes) -> JsonObject:
+    """The body as a JSON object, or {} if it is anything else."""
+    try:
+        data = json.loads(body)
+    except ValueError:  # not JSON, or not UTF-8
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def plain_text(body: bytes) -> str:
+    return clip(body.decode("utf-8", errors="replace"))
+
+
+def clip(text: str) -> str:
+    """One line, at most MAX_PROVIDER_TEXT characters."""
+    flat = " ".join(text.split())
+    if len(flat) <= MAX_PROVIDER_TEXT:
+        return flat
+    return flat[: MAX_PROVIDER_TEXT - 1] + "…"
