@@ -120,7 +120,7 @@ SENDER = "school@example.com"
 
 
 def recorder(api: Api) -> RecordingEmailProvider:
-    """The app's mail sender: the memory adapters' RecordingEmailProvider."""
+    """The app's email provider: the memory adapters' RecordingEmailProvider."""
     sender = api.adapters.provider
     assert isinstance(sender, RecordingEmailProvider)
     return sender

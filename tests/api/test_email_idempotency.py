@@ -229,7 +229,7 @@ async def test_a_key_used_on_template_is_refused_on_send(api: Api) -> None:
     assert len(recorder(api).delivered) == 1
 
 
-class DuplicatingMailSender(RecordingEmailProvider):
+class DuplicatingProvider(RecordingEmailProvider):
     """While delivering its first message, sends the same request again, straight into the
     app on the same event loop: a duplicate arriving while the first is still running."""
 
@@ -251,18 +251,18 @@ class DuplicatingMailSender(RecordingEmailProvider):
 
 
 async def test_a_duplicate_while_the_first_is_running_is_a_conflict() -> None:
-    mail = DuplicatingMailSender()
-    async with open_api(memory_with(provider=mail)) as api:
-        mail.app = api.client.app
+    provider = DuplicatingProvider()
+    async with open_api(memory_with(provider=provider)) as api:
+        provider.app = api.client.app
         headers = keyed(api, "in-flight")
-        mail.duplicate = (SEND, plain_email(), headers)
+        provider.duplicate = (SEND, plain_email(), headers)
 
         first = await api.client.post(SEND, json=plain_email(), headers=headers)
 
         assert_ok(first)
-        [duplicate] = mail.answers
+        [duplicate] = provider.answers
         assert_error(duplicate, 409, "IDEMPOTENCY_IN_PROGRESS")
-        assert len(mail.delivered) == 1
+        assert len(provider.delivered) == 1
         again = await api.client.post(SEND, json=plain_email(), headers=headers)
         assert again.headers.get(REPLAYED) == "true"
         assert again.json() == first.json()

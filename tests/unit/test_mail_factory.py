@@ -1,4 +1,4 @@
-"""email_provider_from: the sender Settings ask for, built without any I/O."""
+"""email_provider_from: the provider Settings ask for, built without any I/O."""
 
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ from leadmail.ports.mail import EmailProvider
 
 
 def email_provider_from(settings: Settings) -> EmailProvider:
-    """``console`` logs each message; every other provider in the registry is the HTTP
-    sender with that provider's dialect. Raises ValueError when a setting the provider
+    """``console`` logs each message; every other provider in the registry is
+    HttpEmailProvider with that provider's dialect. Raises ValueError when a setting the provider
     needs is missing (Settings.from_env refuses those already)."""
     if settings.email_provider == CONSOLE:
         return ConsoleEmailProvider()

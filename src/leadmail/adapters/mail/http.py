@@ -37,7 +37,7 @@ SHARDS = 8
 
 
 def pooled_client(timeout: float, max_connections: int = MAX_CONNECTIONS) -> httpx.AsyncClient:
-    """A client a sender owns: connections kept open and shared by concurrent sends."""
+    """A client the provider owns: connections kept open and shared by concurrent sends."""
     return httpx.AsyncClient(
         limits=httpx.Limits(
             max_connections=max_connections,

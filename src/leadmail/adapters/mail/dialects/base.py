@@ -20,10 +20,10 @@ JsonObject = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class ProviderRequest:
-    """One HTTP request, less the base URL and the auth headers (the sender adds both).
+    """One HTTP request, less the base URL and the auth headers (HttpEmailProvider adds both).
 
     The body is either ``json`` or ``form``: form fields in order, a name may repeat; the
-    sender encodes them as multipart/form-data."""
+    HTTP provider encodes them as multipart/form-data."""
 
     method: str
     path: str
