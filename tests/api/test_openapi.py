@@ -12,13 +12,19 @@ from tests.support.envelope import LEAD_FIELDS, LEADS
 ONE = LEADS + "/{lead_id}"
 CLIENT_FIELDS = {"name", "email", "source", "note", "phone"}
 
-# path, method -> error statuses that must be documented
+# path, method -> exactly the error statuses documented
 DOCUMENTED_ERRORS: dict[tuple[str, str], set[str]] = {
-    (LEADS, "post"): {"401", "409", "422", "503"},
-    (LEADS, "get"): {"401", "422", "503"},
-    (ONE, "get"): {"401", "404", "503"},
-    (ONE, "put"): {"401", "404", "409", "422", "503"},
-    (ONE, "delete"): {"401", "404", "503"},
+    (LEADS, "post"): {"400", "401", "409", "413", "422", "500", "503"},
+    (LEADS, "get"): {"401", "422", "500", "503"},
+    (ONE, "get"): {"401", "404", "500", "503"},
+    (ONE, "put"): {"400", "401", "404", "409", "413", "422", "500", "503"},
+    (ONE, "delete"): {"401", "404", "500", "503"},
+}
+# The envelope of each status whose data is typed; the rest are ErrorEnvelope.
+TYPED_ERRORS = {
+    "409": "LeadExistsEnvelope",
+    "422": "ValidationErrorEnvelope",
+    "500": "InternalErrorEnvelope",
 }
 OPERATIONS = list(DOCUMENTED_ERRORS)
 OPERATION_IDS = [f"{m.upper()} {p}" for p, m in OPERATIONS]
@@ -70,23 +76,23 @@ def test_request_bodies_are_documented(spec: dict[str, Any], path: str, method: 
 def test_error_responses_are_documented(spec: dict[str, Any], path: str, method: str) -> None:
     responses = spec["paths"][path][method]["responses"]
 
-    assert DOCUMENTED_ERRORS[(path, method)] <= set(responses)
+    assert {s for s in responses if s != "200"} == DOCUMENTED_ERRORS[(path, method)]
 
 
 @pytest.mark.parametrize(("path", "method"), OPERATIONS, ids=OPERATION_IDS)
-def test_every_documented_error_response_is_the_error_envelope(
+def test_every_documented_error_response_is_its_envelope(
     spec: dict[str, Any], path: str, method: str
 ) -> None:
     responses = spec["paths"][path][method]["responses"]
-    not_envelope = {
-        status: response.get("content", {}).get("application/json", {}).get("schema")
+    documented = {
+        status: response["content"]["application/json"]["schema"]["$ref"].rpartition("/")[2]
         for status, response in responses.items()
         if not status.startswith("2")
-        and response.get("content", {}).get("application/json", {}).get("schema", {}).get("$ref")
-        != "#/components/schemas/ErrorEnvelope"
     }
 
-    assert not_envelope == {}, f"{method.upper()} {path} documents non-envelope errors"
+    assert documented == {
+        status: TYPED_ERRORS.get(status, "ErrorEnvelope") for status in documented
+    }, f"{method.upper()} {path}"
 
 
 @pytest.mark.parametrize(("path", "method"), OPERATIONS, ids=OPERATION_IDS)
@@ -107,11 +113,17 @@ def test_the_lead_schema_lists_every_field(spec: dict[str, Any]) -> None:
     assert set(lead["properties"]) == LEAD_FIELDS
 
 
-def test_the_error_envelope_schema_has_code_and_data(spec: dict[str, Any]) -> None:
-    envelope = spec["components"]["schemas"]["ErrorEnvelope"]
+def test_the_error_envelopes_have_code_and_typed_data(spec: dict[str, Any]) -> None:
+    schemas = spec["components"]["schemas"]
+    plain = schemas["ErrorEnvelope"]
+    validation = schemas["ValidationErrorEnvelope"]
+    exists = schemas["LeadExistsEnvelope"]
 
-    assert {"success", "message", "error", "code", "data"} <= set(envelope["properties"])
-    assert {"success", "message", "error", "code"} <= set(envelope["required"])
+    assert set(plain["properties"]) == {"success", "message", "error", "code"}
+    assert set(plain["required"]) == {"success", "message", "error", "code"}
+    errors = resolve_ref(spec, validation["properties"]["data"])["properties"]["errors"]
+    assert set(resolve_ref(spec, errors["items"])["properties"]) == {"field", "message"}
+    assert set(resolve_ref(spec, exists["properties"]["data"])["properties"]) == {"lead_id"}
 
 
 def test_the_list_documents_its_query_parameters(spec: dict[str, Any]) -> None:

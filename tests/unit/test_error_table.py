@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from leadmail.adapters.http.envelopes import LeadExistsEnvelope, ValidationErrorEnvelope
 from leadmail.adapters.http.error_table import ALL, BY_CLASS, with_status
-from leadmail.adapters.http.openapi import describe
+from leadmail.adapters.http.openapi import describe, error_responses
+from leadmail.domain.errors import LeadNotFound, ValidationFailed
+from leadmail.ports.errors import DuplicateLead
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 _ROW = re.compile(r"^\| (\d{3}) \| `([A-Z_]+)` \|", re.MULTILINE)
@@ -31,10 +34,23 @@ def test_a_class_answers_with_its_own_code() -> None:
 
 def test_the_document_describes_a_status_by_all_its_codes() -> None:
     for kind in ALL:
-        assert f"`{kind.code}`: {kind.when}" in describe(kind.status)
+        assert f"`{kind.code}`: {kind.when}" in describe(with_status(kind.status))
     assert [k.code for k in with_status(404)] == [
         "LEAD_NOT_FOUND",
         "MESSAGE_NOT_FOUND",
         "NOT_FOUND",
         "TEMPLATE_NOT_FOUND",
     ]
+
+
+def test_an_operation_documents_its_own_errors_only() -> None:
+    get_lead = error_responses(LeadNotFound)
+    add_lead = error_responses(ValidationFailed, DuplicateLead, body=True)
+
+    assert sorted(get_lead) == [401, 404, 500, 503]
+    assert "`LEAD_NOT_FOUND`" in get_lead[404].description
+    assert "`NOT_FOUND`" not in get_lead[404].description  # no such endpoint: not this one
+    assert sorted(add_lead) == [400, 401, 409, 413, 422, 500, 503]
+    assert "IDEMPOTENCY" not in add_lead[409].description
+    assert add_lead[409].data_container is LeadExistsEnvelope
+    assert add_lead[422].data_container is ValidationErrorEnvelope

@@ -7,13 +7,14 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
 from litestar import Controller, Litestar
+from litestar._openapi.plugin import OpenAPIPlugin
 from litestar.middleware import DefineMiddleware
 
 from leadmail.adapters.http.auth import BearerKeyMiddleware
-from leadmail.adapters.http.email import EmailController
+from leadmail.adapters.http.email import REPLAYABLE, EmailController
 from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
 from leadmail.adapters.http.leads import LeadController
-from leadmail.adapters.http.openapi import openapi_config
+from leadmail.adapters.http.openapi import finish, openapi_config
 from leadmail.adapters.http.tracing import TracedLitestar
 from leadmail.services.registry import Services
 
@@ -40,7 +41,7 @@ def build_app(
     lifespan: Sequence[Callable[[Litestar], AbstractAsyncContextManager[None]]] = (),
     debug: bool = False,
 ) -> Litestar:
-    return TracedLitestar(
+    app = TracedLitestar(
         route_handlers=[
             bound_controller(LeadController, leads=services.leads),
             bound_controller(
@@ -63,3 +64,6 @@ def build_app(
         debug=debug,
         logging_config=None,
     )
+    # Built once here (the plugin keeps it), and finished before it is first served.
+    finish(app.plugins.get(OpenAPIPlugin).provide_openapi(), REPLAYABLE)
+    return app

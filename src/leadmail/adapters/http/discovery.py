@@ -13,7 +13,8 @@ from litestar import Response, route
 from litestar.enums import HttpMethod
 from litestar.handlers import HTTPRouteHandler
 
-from leadmail.adapters.http.schemas import AllowedOut, Envelope, ok
+from leadmail.adapters.http.envelopes import AllowedEnvelope
+from leadmail.adapters.http.schemas import AllowedOut
 
 
 def options_for(path: str, *methods: str) -> HTTPRouteHandler:
@@ -25,9 +26,10 @@ def options_for(path: str, *methods: str) -> HTTPRouteHandler:
         include_in_schema=False,
         name=f"options {path}",
     )
-    async def options(self: object) -> Response[Envelope[AllowedOut]]:
+    async def options(self: object) -> Response[AllowedEnvelope]:
         return Response(
-            ok("Allowed methods", AllowedOut(names)), headers={"Allow": ", ".join(names)}
+            AllowedEnvelope.of("Allowed methods", AllowedOut(names)),
+            headers={"Allow": ", ".join(names)},
         )
 
     return options

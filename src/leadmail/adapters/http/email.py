@@ -8,20 +8,28 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, HeaderParameter, JSONBody
 
 from leadmail.adapters.http.discovery import options_for
+from leadmail.adapters.http.envelopes import (
+    MessageEnvelope,
+    MessageListEnvelope,
+    SendFailedEnvelope,
+    TemplateListEnvelope,
+    TemplateSendFailedEnvelope,
+)
 from leadmail.adapters.http.openapi import error_responses
 from leadmail.adapters.http.schemas import (
-    Envelope,
     MessageOut,
     MessagesOut,
     SendEmailIn,
     SendTemplateIn,
     TemplateOut,
-    ok,
 )
+from leadmail.domain.email import SenderNotAllowed
+from leadmail.domain.errors import MessageNotFound, TemplateNotFound, ValidationFailed
+from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.keys import Principal
 from leadmail.services.addressing import PlainEmailRequest, TemplateEmailRequest
 from leadmail.services.messages import MessageService
-from leadmail.services.results import SendResult
+from leadmail.services.results import DeliveryRejected, DeliveryUnavailable, SendResult
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.templates import TemplateService
@@ -39,7 +47,16 @@ IdempotencyKey = Annotated[
     ),
 ]
 REPLAYED_HEADER = "Idempotent-Replayed"
-SEND_ERRORS = error_responses(400, 403, 404, 409, 413, 422, 502)
+# The operations whose success may be a replay (openapi.finish documents the header).
+REPLAYABLE = ("sendEmail", "sendTemplateEmail")
+_SEND_ERRORS = (
+    ValidationFailed,
+    SenderNotAllowed,
+    IdempotencyKeyReused,
+    IdempotencyInProgress,
+    DeliveryRejected,
+    DeliveryUnavailable,
+)
 
 
 def _replay_headers(result: SendResult) -> dict[str, str]:
@@ -72,14 +89,18 @@ class EmailController(Controller):
     message_options = options_for("/messages/{message_id:str}", "GET")
 
     @get(
-        ["/templates", "/template"],
+        "/templates",
         summary="List the email templates",
-        description="`/template` is an alias the spec's samples use.",
+        operation_id="listTemplates",
         responses=error_responses(),
     )
-    async def list_templates(self) -> Envelope[list[TemplateOut]]:
-        templates = await self.templates.list()
-        return ok("Templates retrieved", [TemplateOut.of(t) for t in templates])
+    async def list_templates(self) -> TemplateListEnvelope:
+        return await self._templates()
+
+    # The spelling the spec's samples use; served, left out of the document.
+    @get("/template", include_in_schema=False)
+    async def list_templates_alias(self) -> TemplateListEnvelope:
+        return await self._templates()
 
     @post(
         "/send",
@@ -89,40 +110,79 @@ class EmailController(Controller):
             "One message to every address in `to` (1-50). `from` defaults to the"
             " service's default sender. 200 only once the provider accepted it."
         ),
-        responses=SEND_ERRORS,
+        operation_id="sendEmail",
+        responses=error_responses(*_SEND_ERRORS, body=True, sends=SendFailedEnvelope),
     )
     async def send(
         self,
         request: AuthedRequest,
         data: JSONBody[SendEmailIn],
         idempotency_key: IdempotencyKey = None,
-    ) -> Response[Envelope[MessageOut]]:
+    ) -> Response[MessageEnvelope]:
         result = await self.send_email(
             request.user.account_id,
             PlainEmailRequest(to=data.to, subject=data.subject, html=data.html, sender=data.sender),
             idempotency_key,
         )
         return Response(
-            ok(sent_message(result), MessageOut.of(result.messages[0])),
+            MessageEnvelope.of(sent_message(result), MessageOut.of(result.messages[0])),
             headers=_replay_headers(result),
         )
 
     @post(
-        ["/template", "/send-template"],
+        "/template",
         status_code=200,
         summary="Send a template email",
         description=(
             "One message per recipient in `to` (1-50), sent concurrently; `data.messages`"
-            " has each one's outcome. `/send-template` is an alias."
+            " has each one's outcome."
         ),
-        responses=SEND_ERRORS,
+        operation_id="sendTemplateEmail",
+        responses=error_responses(
+            *_SEND_ERRORS, TemplateNotFound, body=True, sends=TemplateSendFailedEnvelope
+        ),
     )
     async def send_template(
         self,
         request: AuthedRequest,
         data: JSONBody[SendTemplateIn],
         idempotency_key: IdempotencyKey = None,
-    ) -> Response[Envelope[MessagesOut]]:
+    ) -> Response[MessageListEnvelope]:
+        return await self._send_template(request, data, idempotency_key)
+
+    # The spelling the spec's samples use; served, left out of the document.
+    @post("/send-template", status_code=200, include_in_schema=False)
+    async def send_template_alias(
+        self,
+        request: AuthedRequest,
+        data: JSONBody[SendTemplateIn],
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[MessageListEnvelope]:
+        return await self._send_template(request, data, idempotency_key)
+
+    @get(
+        "/messages/{message_id:str}",
+        summary="Get a message: what became of it",
+        operation_id="getMessage",
+        responses=error_responses(MessageNotFound),
+    )
+    async def get_message(
+        self,
+        request: AuthedRequest,
+        message_id: FromPath[str],
+    ) -> MessageEnvelope:
+        message = await self.messages.get(request.user.account_id, message_id)
+        return MessageEnvelope.of("Message retrieved", MessageOut.of(message))
+
+    async def _templates(self) -> TemplateListEnvelope:
+        templates = await self.templates.list()
+        return TemplateListEnvelope.of(
+            "Templates retrieved", [TemplateOut.of(t) for t in templates]
+        )
+
+    async def _send_template(
+        self, request: AuthedRequest, data: SendTemplateIn, idempotency_key: str | None
+    ) -> Response[MessageListEnvelope]:
         result = await self.send_template_email(
             request.user.account_id,
             TemplateEmailRequest(
@@ -133,20 +193,8 @@ class EmailController(Controller):
             ),
             idempotency_key,
         )
+        messages = MessagesOut([MessageOut.of(m) for m in result.messages])
         return Response(
-            ok(sent_message(result), MessagesOut([MessageOut.of(r) for r in result.messages])),
+            MessageListEnvelope.of(sent_message(result), messages),
             headers=_replay_headers(result),
         )
-
-    @get(
-        "/messages/{message_id:str}",
-        summary="Get a message: what became of it",
-        responses=error_responses(404),
-    )
-    async def get_message(
-        self,
-        request: AuthedRequest,
-        message_id: FromPath[str],
-    ) -> Envelope[MessageOut]:
-        message = await self.messages.get(request.user.account_id, message_id)
-        return ok("Message retrieved", MessageOut.of(message))

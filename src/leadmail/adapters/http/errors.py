@@ -20,6 +20,13 @@ from litestar.exceptions import (
 )
 from litestar.types import ExceptionHandlersMap
 
+from leadmail.adapters.http.envelopes import (
+    ExistingLead,
+    Failure,
+    FieldErrorOut,
+    RequestId,
+    ValidationErrors,
+)
 from leadmail.adapters.http.error_table import (
     BY_CLASS,
     INTERNAL_ERROR,
@@ -30,7 +37,7 @@ from leadmail.adapters.http.error_table import (
     ErrorKind,
     kind_of,
 )
-from leadmail.adapters.http.schemas import ErrorEnvelope, MessageOut
+from leadmail.adapters.http.schemas import MessageOut, MessagesOut
 from leadmail.adapters.http.tracing import request_id_of
 from leadmail.domain.errors import LeadmailError, Unauthorized, ValidationFailed
 from leadmail.domain.leads import READ_ONLY_FIELDS
@@ -45,12 +52,12 @@ BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="leadmail"'}
 def envelope(
     kind: ErrorKind,
     error: str,
-    data: dict[str, Any] | None = None,
+    data: Any = None,
     headers: dict[str, str] | None = None,
-) -> Response[ErrorEnvelope]:
+) -> Response[Failure]:
     """The failure envelope of one kind of error; ``error`` says what went wrong."""
     return Response(
-        ErrorEnvelope(success=False, message=kind.message, error=error, code=kind.code, data=data),
+        Failure(success=False, message=kind.message, error=error, code=kind.code, data=data),
         status_code=kind.status,
         headers=headers,
     )
@@ -60,12 +67,12 @@ def handle_leadmail_error(request: Request[Any, Any, Any], exc: LeadmailError) -
     kind = kind_of(exc)
     if kind is None:
         return handle_unexpected(request, exc)
-    data: dict[str, Any] | None = None
+    data: Any = None
     headers: dict[str, str] | None = None
     if isinstance(exc, ValidationFailed):
-        data = {"errors": [{"field": e.field, "message": e.message} for e in exc.errors]}
+        data = ValidationErrors([FieldErrorOut(e.field, e.message) for e in exc.errors])
     elif isinstance(exc, DuplicateLead):
-        data = {"lead_id": exc.existing_lead_id}
+        data = ExistingLead(exc.existing_lead_id)
     elif isinstance(exc, Unauthorized):
         headers = BEARER_CHALLENGE
     elif isinstance(exc, StorageUnavailable):
@@ -78,9 +85,9 @@ def handle_leadmail_error(request: Request[Any, Any, Any], exc: LeadmailError) -
     return envelope(kind, exc.message, data, headers)
 
 
-def _delivery_data(result: SendResult) -> dict[str, Any]:
-    messages = [msgspec.to_builtins(MessageOut.of(r)) for r in result.messages]
-    return {"messages": messages} if result.per_recipient else messages[0]
+def _delivery_data(result: SendResult) -> MessageOut | MessagesOut:
+    messages = [MessageOut.of(m) for m in result.messages]
+    return MessagesOut(messages) if result.per_recipient else messages[0]
 
 
 _FIELD_IN_MESSAGE = re.compile(r"field `([^`]+)`")
@@ -117,7 +124,7 @@ def _validation_failure(exc: ValidationException) -> Response[Any]:
     return envelope(
         BY_CLASS[ValidationFailed],
         failure.message,
-        {"errors": [{"field": field, "message": text}]},
+        ValidationErrors([FieldErrorOut(field, text)]),
     )
 
 
@@ -156,7 +163,7 @@ def handle_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Respon
     return envelope(
         INTERNAL_ERROR,
         f"An unexpected error occurred; quote request id {request_id} when reporting it",
-        {"request_id": request_id},
+        RequestId(request_id),
     )
 
 

@@ -9,20 +9,25 @@ from litestar import Controller, Request, delete, get, post, put
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from leadmail.adapters.http.discovery import options_for
+from leadmail.adapters.http.envelopes import (
+    DeletedLeadEnvelope,
+    LeadEnvelope,
+    LeadPageEnvelope,
+)
 from leadmail.adapters.http.openapi import error_responses
 from leadmail.adapters.http.schemas import (
     DeletedOut,
-    Envelope,
     LeadIn,
     LeadOut,
     LeadPageOut,
     LeadPatchIn,
     given_fields,
-    ok,
 )
+from leadmail.domain.errors import LeadNotFound, ValidationFailed
 from leadmail.domain.keys import Principal
 from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, LeadQuery
 from leadmail.domain.leads import LeadChanges, LeadFields
+from leadmail.ports.errors import DuplicateLead
 from leadmail.services.leads import LeadService
 
 AuthedRequest = Request[Principal, Any, Any]
@@ -43,18 +48,20 @@ class LeadController(Controller):
         "/",
         status_code=200,
         summary="Add a lead",
-        responses=error_responses(400, 409, 413, 422),
+        operation_id="addLead",
+        responses=error_responses(ValidationFailed, DuplicateLead, body=True),
     )
-    async def add_lead(self, request: AuthedRequest, data: JSONBody[LeadIn]) -> Envelope[LeadOut]:
+    async def add_lead(self, request: AuthedRequest, data: JSONBody[LeadIn]) -> LeadEnvelope:
         fields = LeadFields.parse(**msgspec.structs.asdict(data))
         lead = await self.leads.add(request.user.account_id, fields)
-        return ok("Lead added", LeadOut.of(lead))
+        return LeadEnvelope.of("Lead added", LeadOut.of(lead))
 
     @get(
         "/",
         summary="List leads, newest first",
         description="Cursor pagination: pass `next_cursor` back as `cursor`. `limit` is 1-100.",
-        responses=error_responses(422),
+        operation_id="listLeads",
+        responses=error_responses(ValidationFailed),
     )
     async def list_leads(
         self,
@@ -64,36 +71,46 @@ class LeadController(Controller):
         email: FromQuery[str | None] = None,
         source: FromQuery[str | None] = None,
         phone: FromQuery[str | None] = None,
-    ) -> Envelope[LeadPageOut]:
+    ) -> LeadPageEnvelope:
         query = LeadQuery.parse(limit=limit, cursor=cursor, email=email, source=source, phone=phone)
         page = await self.leads.list(request.user.account_id, query)
-        return ok("Leads retrieved", LeadPageOut.of(page))
+        return LeadPageEnvelope.of("Leads retrieved", LeadPageOut.of(page))
 
-    @get("/{lead_id:str}", summary="Get a lead", responses=error_responses(404))
-    async def get_lead(self, request: AuthedRequest, lead_id: FromPath[str]) -> Envelope[LeadOut]:
+    @get(
+        "/{lead_id:str}",
+        summary="Get a lead",
+        operation_id="getLead",
+        responses=error_responses(LeadNotFound),
+    )
+    async def get_lead(self, request: AuthedRequest, lead_id: FromPath[str]) -> LeadEnvelope:
         lead = await self.leads.get(request.user.account_id, lead_id)
-        return ok("Lead retrieved", LeadOut.of(lead))
+        return LeadEnvelope.of("Lead retrieved", LeadOut.of(lead))
 
     @put(
         "/{lead_id:str}",
         summary="Update a lead (partial: omitted fields stay as they are)",
-        responses=error_responses(400, 404, 409, 413, 422),
+        operation_id="updateLead",
+        responses=error_responses(ValidationFailed, LeadNotFound, DuplicateLead, body=True),
     )
     async def update_lead(
         self,
         request: AuthedRequest,
         lead_id: FromPath[str],
         data: JSONBody[LeadPatchIn],
-    ) -> Envelope[LeadOut]:
+    ) -> LeadEnvelope:
         changes = LeadChanges.parse(**given_fields(data))
         lead = await self.leads.update(request.user.account_id, lead_id, changes)
-        return ok("Lead updated", LeadOut.of(lead))
+        return LeadEnvelope.of("Lead updated", LeadOut.of(lead))
 
     @delete(
-        "/{lead_id:str}", status_code=200, summary="Delete a lead", responses=error_responses(404)
+        "/{lead_id:str}",
+        status_code=200,
+        summary="Delete a lead",
+        operation_id="deleteLead",
+        responses=error_responses(LeadNotFound),
     )
     async def delete_lead(
         self, request: AuthedRequest, lead_id: FromPath[str]
-    ) -> Envelope[DeletedOut]:
+    ) -> DeletedLeadEnvelope:
         await self.leads.delete(request.user.account_id, lead_id)
-        return ok("Lead deleted", DeletedOut(lead_id=lead_id))
+        return DeletedLeadEnvelope.of("Lead deleted", DeletedOut(lead_id=lead_id))

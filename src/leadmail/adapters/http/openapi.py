@@ -1,27 +1,181 @@
-"""OpenAPI: the Bearer scheme, and the error responses each route can return."""
+"""OpenAPI: the Bearer scheme, each operation's own errors from the error table, plain
+component names and the response headers every answer carries."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.plugins import ScalarRenderPlugin
-from litestar.openapi.spec import Components, SecurityScheme
+from litestar.openapi.spec import (
+    Components,
+    OpenAPI,
+    OpenAPIHeader,
+    OpenAPIResponse,
+    Reference,
+    Schema,
+    SecurityScheme,
+)
+from litestar.openapi.spec.enums import OpenAPIType
 
-from leadmail.adapters.http.error_table import with_status
-from leadmail.adapters.http.schemas import ErrorEnvelope
+from leadmail.adapters.http import envelopes, schemas
+from leadmail.adapters.http.envelopes import (
+    ErrorEnvelope,
+    InternalErrorEnvelope,
+    LeadExistsEnvelope,
+    ValidationErrorEnvelope,
+)
+from leadmail.adapters.http.error_table import (
+    BY_CLASS,
+    INTERNAL_ERROR,
+    MALFORMED_JSON,
+    PAYLOAD_TOO_LARGE,
+    ErrorKind,
+)
+from leadmail.domain.errors import LeadmailError, Unauthorized
+from leadmail.ports.errors import StorageUnavailable
+
+# What every operation can answer: a bad key, a bug, the database away.
+_EVERYWHERE = (BY_CLASS[Unauthorized], INTERNAL_ERROR, BY_CLASS[StorageUnavailable])
+# What an operation with a JSON body can answer besides.
+_WITH_BODY = (MALFORMED_JSON, PAYLOAD_TOO_LARGE)
+# Codes whose envelope carries typed ``data`` (the send failures' depends on the operation).
+_DATA = {
+    "VALIDATION_FAILED": ValidationErrorEnvelope,
+    "LEAD_EXISTS": LeadExistsEnvelope,
+    "INTERNAL_ERROR": InternalErrorEnvelope,
+}
+_SEND_FAILURES = ("PROVIDER_REJECTED", "PROVIDER_UNAVAILABLE")
 
 
-def error_responses(*statuses: int) -> dict[int, ResponseSpec]:
+def error_responses(
+    *errors: type[LeadmailError], body: bool = False, sends: type[Any] | None = None
+) -> dict[int, ResponseSpec]:
+    """The error responses of one operation: those it declares (``errors``), those of a
+    JSON body, and those of every operation. ``sends``: the envelope of its send failures."""
+    kinds = [*_EVERYWHERE, *(_WITH_BODY if body else ()), *(BY_CLASS[e] for e in errors)]
+    by_status: dict[int, list[ErrorKind]] = {}
+    for kind in kinds:
+        if kind not in by_status.setdefault(kind.status, []):
+            by_status[kind.status].append(kind)
     return {
         status: ResponseSpec(
-            data_container=ErrorEnvelope, description=describe(status), generate_examples=False
+            data_container=_envelope(found, sends),
+            description=describe(found),
+            generate_examples=False,
         )
-        for status in sorted({400, 401, 500, 503, *statuses})
+        for status, found in sorted(by_status.items())
     }
 
 
-def describe(status: int) -> str:
-    """What a status means, code by code, from the error table."""
-    return "; ".join(f"`{kind.code}`: {kind.when}" for kind in with_status(status))
+def describe(kinds: Iterable[ErrorKind]) -> str:
+    """What a status means for an operation, code by code."""
+    return "; ".join(f"`{kind.code}`: {kind.when}" for kind in sorted(kinds, key=_code))
+
+
+def _code(kind: ErrorKind) -> str:
+    return kind.code
+
+
+def _envelope(kinds: list[ErrorKind], sends: type[Any] | None) -> type[Any]:
+    typed: set[type[Any]] = set()
+    for kind in kinds:
+        envelope = sends if kind.code in _SEND_FAILURES else _DATA.get(kind.code)
+        if envelope is not None:
+            typed.add(envelope)
+    if not typed:
+        return ErrorEnvelope
+    if len(typed) > 1 or (len(kinds) > 1 and sends not in typed):
+        # Only a send failure's data is optional (absent when the database failed).
+        codes = ", ".join(kind.code for kind in kinds)
+        raise TypeError(f"one status, several shapes of data: {codes}")
+    return typed.pop()
+
+
+# Component names: the wire classes' names without their In/Out suffixes.
+COMPONENT_NAMES = {
+    schemas.LeadIn: "NewLead",
+    schemas.LeadPatchIn: "LeadChanges",
+    schemas.LeadOut: "Lead",
+    schemas.LeadPageOut: "LeadPage",
+    schemas.DeletedOut: "DeletedLead",
+    schemas.SendEmailIn: "SendEmailRequest",
+    schemas.SendTemplateIn: "SendTemplateEmailRequest",
+    schemas.MessageOut: "Message",
+    schemas.MessagesOut: "MessageList",
+    schemas.TemplateOut: "Template",
+    envelopes.FieldErrorOut: "FieldError",
+}
+
+_HEADER_TEXT = {
+    "X-Request-ID": "This request's id: the one sent, if sane, else a new one; logged",
+    "Retry-After": "Seconds to wait before trying again",
+    "WWW-Authenticate": 'The scheme to authenticate with: `Bearer realm="leadmail"`',
+    "Idempotent-Replayed": "`true` when the answer replays an earlier request's result",
+}
+
+
+def finish(document: OpenAPI, replayable: Iterable[str]) -> None:
+    """Plain component names, and the headers each response carries: ``X-Request-ID`` on
+    all, ``Retry-After`` on 503, ``WWW-Authenticate`` on 401, ``Idempotent-Replayed`` on
+    the success of the operations in ``replayable`` (their operation ids)."""
+    renames = {cls.__name__: name for cls, name in COMPONENT_NAMES.items()}
+    schemas_ = document.components.schemas
+    document.components.schemas = {renames.get(k, k): v for k, v in schemas_.items()}
+    _rename_references(document, {f"#/components/schemas/{k}": v for k, v in renames.items()})
+    replayed = set(replayable)
+    for path in (document.paths or {}).values():
+        for operation in (path.get, path.put, path.post, path.delete):
+            if operation is None or not operation.responses:
+                continue
+            # Litestar documents its own 400 for an operation with parameters; that shape
+            # is never answered (errors.py turns it into an envelope, declared or not).
+            operation.responses = {
+                status: response
+                for status, response in operation.responses.items()
+                if status.startswith("2") or _ours(response)
+            }
+            for status, response in operation.responses.items():
+                if not isinstance(response, OpenAPIResponse):
+                    continue
+                names = ["X-Request-ID"]
+                names += {"503": ["Retry-After"], "401": ["WWW-Authenticate"]}.get(status, [])
+                if status == "200" and operation.operation_id in replayed:
+                    names.append("Idempotent-Replayed")
+                response.headers = {
+                    **(response.headers or {}),
+                    **{name: _header(name) for name in names},
+                }
+
+
+def _ours(response: OpenAPIResponse | Reference) -> bool:
+    """A response whose body is one of this document's components (an envelope)."""
+    if not isinstance(response, OpenAPIResponse) or not response.content:
+        return False
+    return all(isinstance(media.schema, Reference) for media in response.content.values())
+
+
+def _header(name: str) -> OpenAPIHeader:
+    kind = OpenAPIType.INTEGER if name == "Retry-After" else OpenAPIType.STRING
+    return OpenAPIHeader(schema=Schema(type=kind), description=_HEADER_TEXT[name])
+
+
+def _rename_references(node: Any, renames: dict[str, str]) -> None:
+    """Point every ``$ref`` at a component's new name."""
+    if isinstance(node, Reference):
+        if node.ref in renames:
+            node.ref = "#/components/schemas/" + renames[node.ref]
+    elif isinstance(node, dict):
+        for value in node.values():
+            _rename_references(value, renames)
+    elif isinstance(node, list | tuple):
+        for value in node:
+            _rename_references(value, renames)
+    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+        for field in dataclasses.fields(node):
+            _rename_references(getattr(node, field.name), renames)
 
 
 def openapi_config(version: str) -> OpenAPIConfig:
@@ -31,7 +185,7 @@ def openapi_config(version: str) -> OpenAPIConfig:
         description=(
             "Email and leads for course businesses. Every call needs "
             "`Authorization: Bearer <API_KEY>`; every response is the envelope "
-            "`{success, message, error, data, code}`."
+            "`{success, message, error, data}`, with a stable `code` on failures."
         ),
         path="/schema",
         render_plugins=[ScalarRenderPlugin()],
@@ -45,4 +199,5 @@ def openapi_config(version: str) -> OpenAPIConfig:
             }
         ),
         security=[{"BearerAuth": []}],
+        use_handler_docstrings=False,
     )

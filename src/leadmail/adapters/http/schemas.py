@@ -1,8 +1,9 @@
-"""What travels on the wire: msgspec Structs, and their conversion from domain types."""
+"""What travels on the wire: msgspec Structs, and their conversion from domain types.
+The envelopes around them are in envelopes.py."""
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import msgspec
 
@@ -11,35 +12,6 @@ from leadmail.domain.email import Message
 from leadmail.domain.lead_listing import LeadPage
 from leadmail.domain.leads import Lead
 from leadmail.domain.templates import Template
-
-T = TypeVar("T")
-
-
-class Envelope(msgspec.Struct, Generic[T]):
-    """Every successful response: HTTP 200, ``success: true``, ``error: ""``."""
-
-    success: bool
-    message: str
-    error: str
-    data: T
-
-
-class ErrorEnvelope(msgspec.Struct, omit_defaults=True):
-    """Every failed response: a non-200 status, ``success: false`` and a human ``error``.
-
-    ``code`` is a stable machine-readable name; ``data`` carries details where there are
-    any (the fields that failed validation, the id of the lead that already exists, the
-    request id of an unexpected error)."""
-
-    success: bool
-    message: str
-    error: str
-    code: str
-    data: dict[str, Any] | None = None
-
-
-def ok(message: str, data: T) -> Envelope[T]:
-    return Envelope(success=True, message=message, error="", data=data)
 
 
 class LeadIn(msgspec.Struct, forbid_unknown_fields=True):

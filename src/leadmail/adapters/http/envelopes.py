@@ -1,0 +1,134 @@
+"""The envelope every response travels in: ``{success, message, error, data}`` (and
+``code`` on failures), one concrete class per payload, so the OpenAPI document names
+each one and types its ``data``."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Self
+
+import msgspec
+
+from leadmail.adapters.http.schemas import (
+    AllowedOut,
+    DeletedOut,
+    LeadOut,
+    LeadPageOut,
+    MessageOut,
+    MessagesOut,
+    TemplateOut,
+)
+
+# Success: HTTP 200, ``success: true``, ``error: ""``.
+
+
+class Ok(msgspec.Struct):
+    success: bool
+    message: str
+    error: str
+
+    @classmethod
+    def of(cls, message: str, data: Any) -> Self:
+        return cls(True, message, "", data)  # type: ignore[call-arg]  # data: the subclass's
+
+
+class LeadEnvelope(Ok):
+    data: LeadOut
+
+
+class LeadPageEnvelope(Ok):
+    data: LeadPageOut
+
+
+class DeletedLeadEnvelope(Ok):
+    data: DeletedOut
+
+
+class MessageEnvelope(Ok):
+    data: MessageOut
+
+
+class MessageListEnvelope(Ok):
+    data: MessagesOut
+
+
+class TemplateListEnvelope(Ok):
+    data: list[TemplateOut]
+
+
+class AllowedEnvelope(Ok):
+    data: AllowedOut
+
+
+# Failure: a non-200 status, ``success: false``, a human ``error`` and a stable ``code``.
+
+
+class FieldErrorOut(msgspec.Struct):
+    field: str
+    message: str
+
+
+class ValidationErrors(msgspec.Struct):
+    errors: list[FieldErrorOut]
+
+
+class ExistingLead(msgspec.Struct):
+    lead_id: str
+
+
+class RequestId(msgspec.Struct):
+    request_id: str
+
+
+class Failure(msgspec.Struct, omit_defaults=True):
+    """What the error handlers answer with. ``data``, where a kind of failure has any, is
+    one of the structs above (or a message, or the messages, of a failed send); the
+    classes below document each shape."""
+
+    success: bool
+    message: str
+    error: str
+    code: str
+    data: Any = None
+
+
+class _Failed(msgspec.Struct):
+    success: bool
+    message: str
+    error: str
+
+
+class ErrorEnvelope(_Failed):
+    """A failure with nothing more to say than its code and text."""
+
+    code: str
+
+
+class ValidationErrorEnvelope(_Failed):
+    code: Literal["VALIDATION_FAILED"]
+    data: ValidationErrors
+
+
+class LeadExistsEnvelope(_Failed):
+    code: Literal["LEAD_EXISTS"]
+    data: ExistingLead
+
+
+class InternalErrorEnvelope(_Failed):
+    code: Literal["INTERNAL_ERROR"]
+    data: RequestId
+
+
+class SendFailedEnvelope(_Failed):
+    """A plain send that failed: ``data`` is the message as it stands (absent when the
+    database, not the provider, failed)."""
+
+    code: str
+    data: MessageOut | msgspec.UnsetType = msgspec.UNSET
+
+
+class TemplateSendFailedEnvelope(_Failed):
+    """A template send that failed: ``data.messages`` has every recipient's message
+    (absent when the database, not the provider, failed)."""
+
+    code: str
+    data: MessagesOut | msgspec.UnsetType = msgspec.UNSET
