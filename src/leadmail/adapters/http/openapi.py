@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from litestar.openapi import OpenAPIConfig, ResponseSpec
-from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
+from leadmail.adapters.http.docs import docs_plugins
 from leadmail.adapters.http.error_table import with_status
 from leadmail.adapters.http.schemas import ErrorEnvelope
 
@@ -34,7 +34,7 @@ def openapi_config(version: str) -> OpenAPIConfig:
             "`{success, message, error, data, code}`."
         ),
         path="/schema",
-        render_plugins=[ScalarRenderPlugin()],
+        render_plugins=docs_plugins("/schema"),
         components=Components(
             security_schemes={
                 "BearerAuth": SecurityScheme(
