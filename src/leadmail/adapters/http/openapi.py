@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from litestar.openapi import OpenAPIConfig, ResponseSpec
-from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import (
     Components,
     OpenAPI,
@@ -21,6 +20,7 @@ from litestar.openapi.spec import (
 from litestar.openapi.spec.enums import OpenAPIType
 
 from leadmail.adapters.http import envelopes, schemas
+from leadmail.adapters.http.docs import docs_plugins
 from leadmail.adapters.http.envelopes import (
     ErrorEnvelope,
     InternalErrorEnvelope,
@@ -188,7 +188,7 @@ def openapi_config(version: str) -> OpenAPIConfig:
             "`{success, message, error, data}`, with a stable `code` on failures."
         ),
         path="/schema",
-        render_plugins=[ScalarRenderPlugin()],
+        render_plugins=docs_plugins("/schema"),
         components=Components(
             security_schemes={
                 "BearerAuth": SecurityScheme(
