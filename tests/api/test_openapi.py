@@ -144,3 +144,24 @@ async def test_the_schema_page_is_html(api: Api) -> None:
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     assert "<html" in response.text.lower()
+
+
+def test_no_parameter_is_documented_as_null(spec: dict[str, Any]) -> None:
+    """A generated client must not accept None for an optional parameter (httpx would
+    fail on it): optional parameters are omitted, documented as plain strings."""
+    nullable = [
+        f"{method.upper()} {path} {parameter['name']}"
+        for path, item in spec["paths"].items()
+        for method, operation in item.items()
+        if isinstance(operation, dict)
+        for parameter in operation.get("parameters", [])
+        if "null" in str(parameter["schema"])
+    ]
+
+    assert nullable == []
+
+
+def test_the_page_size_is_documented_with_its_bounds(spec: dict[str, Any]) -> None:
+    [limit] = [p for p in spec["paths"][LEADS]["get"]["parameters"] if p["name"] == "limit"]
+
+    assert (limit["schema"]["minimum"], limit["schema"]["maximum"]) == (1, 100)

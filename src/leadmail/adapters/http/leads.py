@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import msgspec
 from litestar import Controller, Request, delete, get, post, put
-from litestar.params import FromPath, FromQuery, JSONBody
+from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from leadmail.adapters.http.discovery import options_for
 from leadmail.adapters.http.envelopes import (
@@ -25,7 +25,12 @@ from leadmail.adapters.http.schemas import (
 )
 from leadmail.domain.errors import LeadNotFound, ValidationFailed
 from leadmail.domain.keys import Principal
-from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, LeadQuery
+from leadmail.domain.lead_listing import (
+    DEFAULT_PAGE_SIZE,
+    MAX_CURSOR_LENGTH,
+    MAX_PAGE_SIZE,
+    LeadQuery,
+)
 from leadmail.domain.leads import LeadChanges, LeadFields
 from leadmail.ports.errors import DuplicateLead
 from leadmail.services.leads import LeadService
@@ -66,8 +71,15 @@ class LeadController(Controller):
     async def list_leads(
         self,
         request: AuthedRequest,
-        limit: FromQuery[int] = DEFAULT_PAGE_SIZE,
-        cursor: FromQuery[str | None] = None,
+        limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
+        cursor: Annotated[
+            str | None,
+            Parameter(
+                min_length=1,
+                max_length=MAX_CURSOR_LENGTH,
+                description="`next_cursor` of the previous page, as it came",
+            ),
+        ] = None,
         email: FromQuery[str | None] = None,
         source: FromQuery[str | None] = None,
         phone: FromQuery[str | None] = None,

@@ -13,6 +13,7 @@ from litestar.openapi.spec import (
     OpenAPI,
     OpenAPIHeader,
     OpenAPIResponse,
+    Parameter,
     Reference,
     Schema,
     SecurityScheme,
@@ -130,6 +131,9 @@ def finish(document: OpenAPI, replayable: Iterable[str]) -> None:
         for operation in (path.get, path.put, path.post, path.delete):
             if operation is None or not operation.responses:
                 continue
+            for parameter in operation.parameters or ():
+                if isinstance(parameter, Parameter) and not parameter.required:
+                    parameter.schema = _not_null(parameter.schema)
             # Litestar documents its own 400 for an operation with parameters; that shape
             # is never answered (errors.py turns it into an envelope, declared or not).
             operation.responses = {
@@ -148,6 +152,17 @@ def finish(document: OpenAPI, replayable: Iterable[str]) -> None:
                     **(response.headers or {}),
                     **{name: _header(name) for name in names},
                 }
+
+
+def _not_null(schema: Schema | Reference | None) -> Schema | Reference | None:
+    """An optional parameter is omitted, never sent as null: ``T | None`` is documented as
+    ``T`` (a generated client then takes a string, not None)."""
+    if not isinstance(schema, Schema) or not schema.one_of:
+        return schema
+    kept = [s for s in schema.one_of if not (isinstance(s, Schema) and s.type == OpenAPIType.NULL)]
+    if len(kept) != 1:
+        return schema
+    return kept[0]
 
 
 def _ours(response: OpenAPIResponse | Reference) -> bool:
