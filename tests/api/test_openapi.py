@@ -165,3 +165,12 @@ def test_the_page_size_is_documented_with_its_bounds(spec: dict[str, Any]) -> No
     [limit] = [p for p in spec["paths"][LEADS]["get"]["parameters"] if p["name"] == "limit"]
 
     assert (limit["schema"]["minimum"], limit["schema"]["maximum"]) == (1, 100)
+
+
+def test_request_bodies_refuse_unknown_fields_and_an_empty_update(spec: dict[str, Any]) -> None:
+    schemas = spec["components"]["schemas"]
+
+    for name in ("NewLead", "LeadChanges", "SendEmailRequest", "SendTemplateEmailRequest"):
+        assert schemas[name]["additionalProperties"] is False, name
+    assert schemas["LeadChanges"]["minProperties"] == 1
+    assert "minProperties" not in schemas["NewLead"]

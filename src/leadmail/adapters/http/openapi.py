@@ -110,6 +110,13 @@ COMPONENT_NAMES = {
     envelopes.FieldErrorOut: "FieldError",
 }
 
+REQUEST_BODIES = (
+    schemas.LeadIn,
+    schemas.LeadPatchIn,
+    schemas.SendEmailIn,
+    schemas.SendTemplateIn,
+)
+
 _HEADER_TEXT = {
     "X-Request-ID": "This request's id: the one sent, if sane, else a new one; logged",
     "Retry-After": "Seconds to wait before trying again",
@@ -124,6 +131,12 @@ def finish(document: OpenAPI, replayable: Iterable[str]) -> None:
     the success of the operations in ``replayable`` (their operation ids)."""
     renames = {cls.__name__: name for cls, name in COMPONENT_NAMES.items()}
     schemas_ = document.components.schemas
+    for cls in REQUEST_BODIES:  # msgspec refuses unknown fields; say so
+        body = schemas_.get(cls.__name__)
+        if isinstance(body, Schema):
+            body.additional_properties = False
+            if cls is schemas.LeadPatchIn:  # an update must change something
+                body.min_properties = 1
     document.components.schemas = {renames.get(k, k): v for k, v in schemas_.items()}
     _rename_references(document, {f"#/components/schemas/{k}": v for k, v in renames.items()})
     replayed = set(replayable)
