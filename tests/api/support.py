@@ -98,14 +98,23 @@ def memory_with(**parts: Any) -> Adapters:
     return dataclasses.replace(Adapters.in_memory(), **parts)
 
 
+async def app_with_key(
+    adapters: Adapters, settings: Settings | None = None
+) -> tuple[Litestar, Services, CreatedKey]:
+    """The app on ``adapters``, its services, and a key of the account "acme". Nothing is
+    started: ``open_api`` runs it under a test client, other tools drive it themselves."""
+    services = wire(adapters)
+    key = await services.keys.create("acme")
+    app = create_app(settings or Settings(migrate_on_start=False), adapters)
+    return app, services, key
+
+
 @contextlib.asynccontextmanager
 async def open_api(
     adapters: Adapters | None = None, settings: Settings | None = None
 ) -> AsyncIterator[Api]:
     adapters = adapters or Adapters.in_memory()
-    services = wire(adapters)
-    key = await services.keys.create("acme")
-    app = create_app(settings or Settings(migrate_on_start=False), adapters)
+    app, services, key = await app_with_key(adapters, settings)
     async with AsyncTestClient(app) as client:
         yield Api(adapters=adapters, services=services, client=client, key=key)
 

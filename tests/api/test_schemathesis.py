@@ -1,0 +1,186 @@
+"""The OpenAPI document against the server that serves it, by schemathesis.
+
+Every operation of the live document (/schema/openapi.json of the app on memory adapters,
+as tests/api/support.py builds it), every built-in check, the positive-data acceptance
+check among them ("a request the document calls valid is accepted"), with a real key. It
+runs schemathesis's engine, the one behind ``st run``, called on the ASGI app directly
+(``schemathesis.openapi.from_asgi``): one test for the whole document that gathers every
+distinct failure of every operation into one report, rather than one pytest item per
+operation that stops at its first failure.
+
+Bounded and repeatable, for CI: a fixed seed, Hypothesis derandomized and without its
+example database, no shrinking, at most MAX_EXAMPLES cases per operation and generation
+mode (positive and negative); stateful testing off. About 6 s.
+
+    .venv/bin/pytest tests/api/test_schemathesis.py
+
+Here, and not in tests/contract/ (one suite per port, run over every adapter): this tests
+the Litestar app in-process, which is what tests/api/ does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from litestar import Litestar
+
+from leadmail.bootstrap import Adapters
+from tests.api.support import app_with_key
+from tests.support.tools import require_module
+
+# The document is being made precise (issue 11): the test fails until it is. Only an
+# AssertionError (the report below) is expected: a missing tool in CI or a broken harness
+# still fails. Remove the mark once the test passes (strict: it then fails as XPASS).
+pytestmark = pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="the OpenAPI document is being made precise (issue 11)",
+)
+
+SCHEMA_PATH = "/schema/openapi.json"
+SEED = 11
+MAX_EXAMPLES = 50
+# Checks that must have run at least once, so a change of configuration or of schemathesis
+# cannot make the test pass by checking nothing. (use_after_free and the other checks of
+# sequences of calls run too, but only fire after stateful steps.)
+CHECKS_THAT_MUST_RUN = frozenset(
+    {
+        "not_a_server_error",
+        "status_code_conformance",
+        "content_type_conformance",
+        "response_headers_conformance",
+        "response_schema_conformance",
+        "positive_data_acceptance",
+        "negative_data_rejection",
+        "missing_required_header",
+        "ignored_auth",
+        "unsupported_method",
+    }
+)
+SHOWN_PER_FAILURE = 3  # distinct answers shown for each failing check of an operation
+
+
+def schemathesis_config(secret: str) -> dict[str, Any]:
+    """The run's configuration, in the shape of a schemathesis.toml."""
+    return {
+        "seed": SEED,
+        # No "max-time": with one, schemathesis repeats fuzzing until the time is up.
+        "headers": {"Authorization": f"Bearer {secret}"},
+        "continue-on-failure": True,
+        "checks": {"enabled": True},  # every built-in check (max_response_time has no limit)
+        "phases": {"stateful": {"enabled": False}},
+        "generation": {
+            "mode": "all",
+            "max-examples": MAX_EXAMPLES,
+            "no-shrink": True,
+            "deterministic": True,
+            "database": "none",
+        },
+    }
+
+
+@dataclass
+class Failing:
+    """One check failing on one operation: how often, and the first few distinct answers."""
+
+    message: str
+    cases: int = 0
+    answers: dict[str, str] = field(default_factory=dict)  # answer -> a curl reproducing it
+
+
+@dataclass
+class Run:
+    failing: dict[str, dict[str, Failing]] = field(default_factory=lambda: defaultdict(dict))
+    errors: list[str] = field(default_factory=list)
+    checks_run: set[str] = field(default_factory=set)
+    operations: set[str] = field(default_factory=set)
+    stop_reason: str = "not finished"
+
+    def report(self) -> list[str]:
+        """Every problem of the run, one paragraph per operation."""
+        problems = [f"schemathesis error: {error}" for error in self.errors]
+        if self.stop_reason != "completed":
+            problems.append(f"the run stopped early: {self.stop_reason}")
+        if missing := sorted(CHECKS_THAT_MUST_RUN - self.checks_run):
+            problems.append(f"checks that never ran: {', '.join(missing)}")
+        if self.failing:
+            problems.append(
+                f"{len(self.failing)} of {len(self.operations)} operations fail "
+                f"(seed {SEED}, {MAX_EXAMPLES} examples per mode):"
+            )
+        for operation, checks in sorted(self.failing.items()):
+            problems.append(operation)
+            for check, failing in sorted(checks.items()):
+                problems.append(f"  {check}: {failing.message} ({failing.cases} cases)")
+                for answer, curl in failing.answers.items():
+                    problems.append(f"    -> {answer}\n       {curl}")
+        return problems
+
+
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def answer_of(recorder: Any, case_id: str) -> str:
+    """The status and the first 200 characters of the answer to one case."""
+    response = recorder.find_response(case_id=case_id)
+    if response is None:
+        return "no answer"
+    body = response.content.decode("utf-8", errors="replace")
+    return f"{response.status_code} {body[:200]}"
+
+
+def run_schemathesis(app: Litestar, secret: str) -> Run:
+    """Every phase but the stateful one over every operation; blocks (run it in a thread)."""
+    import schemathesis
+    from schemathesis.engine import events, from_schema
+    from schemathesis.python.asgi import shutdown_lifespans
+
+    config = schemathesis.Config.from_dict(schemathesis_config(secret))
+    run = Run()
+    try:
+        schema = schemathesis.openapi.from_asgi(SCHEMA_PATH, app, config=config)
+        for event in from_schema(schema).execute():
+            if isinstance(event, events.ScenarioFinished):
+                record_scenario(run, event.recorder)
+            elif isinstance(event, events.NonFatalError):
+                run.errors.append(f"{event.label}: {first_line(str(event.info))}")
+            elif isinstance(event, events.FatalError):
+                run.errors.append(f"fatal: {event.exception!r}")
+            elif isinstance(event, events.EngineFinished):
+                run.stop_reason = str(event.stop_reason)
+                run.errors += [f"after the run: {first_line(str(f))}" for f in event.failures]
+    finally:
+        shutdown_lifespans()  # the app's lifespan, which from_asgi started
+    return run
+
+
+def record_scenario(run: Run, recorder: Any) -> None:
+    run.operations.add(recorder.label)
+    for case_id, checks in recorder.checks.items():
+        for check in checks:
+            run.checks_run.add(check.name)
+            if check.failure_info is None:
+                continue
+            failure = check.failure_info.failure
+            failing = run.failing[recorder.label].setdefault(
+                check.name, Failing(f"{failure.title}: {first_line(failure.message)}")
+            )
+            failing.cases += 1
+            answer = answer_of(recorder, case_id)
+            if answer not in failing.answers and len(failing.answers) < SHOWN_PER_FAILURE:
+                failing.answers[answer] = first_line(check.failure_info.code_sample)
+
+
+async def test_the_document_holds_for_every_operation_and_check() -> None:
+    require_module("schemathesis")
+    app, _, key = await app_with_key(Adapters.in_memory())
+
+    run = await asyncio.to_thread(run_schemathesis, app, key.secret)
+
+    problems = run.report()
+    assert not problems, "\n".join(problems)
