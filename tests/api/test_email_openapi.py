@@ -34,7 +34,8 @@ SEND_ERRORS = {
     SEND: {"400", "401", "403", "409", "413", "422", "500", "502", "503"},
     TEMPLATE: {"400", "401", "403", "404", "409", "413", "422", "500", "502", "503"},
 }
-FAILURE_ENVELOPES = {SEND: "SendFailedEnvelope", TEMPLATE: "TemplateSendFailedEnvelope"}
+REJECTED = {SEND: "SendRejectedEnvelope", TEMPLATE: "TemplateSendRejectedEnvelope"}
+UNAVAILABLE = {SEND: "SendUnavailableEnvelope", TEMPLATE: "TemplateSendUnavailableEnvelope"}
 
 
 def test_every_email_path_is_documented_with_its_methods(spec: dict[str, Any]) -> None:
@@ -85,8 +86,8 @@ def test_the_send_errors_are_documented(spec: dict[str, Any], path: str) -> None
     typed = {
         "422": "ValidationErrorEnvelope",
         "500": "InternalErrorEnvelope",
-        "502": FAILURE_ENVELOPES[path],
-        "503": FAILURE_ENVELOPES[path],  # the provider's, with data, or the database's
+        "502": REJECTED[path],
+        "503": UNAVAILABLE[path],  # the provider's, with data, or the database's, without
     }
     for status in SEND_ERRORS[path]:
         schema = responses[status]["content"]["application/json"]["schema"]

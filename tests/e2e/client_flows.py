@@ -14,12 +14,13 @@ attributes (``conflict.data.lead_id``): where the document leaves a field untype
 or named otherwise, mypy --strict fails here. The modules are the operationIds in
 snake_case under their tag. The component names this relies on are the import below:
 LeadEnvelope, LeadPageEnvelope, DeletedLeadEnvelope, TemplateListEnvelope, MessageEnvelope,
-MessagesEnvelope (success); ErrorEnvelope (401, 404), ValidationErrorEnvelope (422),
-LeadExistsErrorEnvelope (409 of addLead), SendErrorEnvelope and TemplateSendErrorEnvelope
-(502/503 of sendEmail and sendTemplateEmail); LeadIn, LeadPatchIn, SendEmailIn,
-SendTemplateIn, SendTemplateInVariables (bodies). (The generator names a model after its
-schema's ``title`` when it has one; and a model must not be named like one of its own fields,
-as ``Messages`` with ``messages``: its generated ``from_dict`` then fails mypy.)
+MessageListEnvelope (success); ErrorEnvelope (401, 404), ValidationErrorEnvelope (422),
+LeadExistsEnvelope (409 of addLead), SendRejectedEnvelope and
+TemplateSendRejectedEnvelope (502 of sendEmail and sendTemplateEmail), SendUnavailableEnvelope
+and TemplateSendUnavailableEnvelope (their 503); NewLead, LeadChanges, SendEmailRequest,
+SendTemplateEmailRequest, SendTemplateEmailRequestVariables (bodies). (The generator names a
+model after its schema's ``title``; and a model must not be named like one of its own
+fields, as ``Messages`` with ``messages``: its generated ``from_dict`` then fails mypy.)
 
 Not checked or collected by the project's own mypy and pytest (pyproject.toml): the
 package it imports exists only once generated.
@@ -40,19 +41,20 @@ from leadmail_client.api.leads import add_lead, delete_lead, get_lead, list_lead
 from leadmail_client.models import (
     DeletedLeadEnvelope,
     ErrorEnvelope,
+    LeadChanges,
     LeadEnvelope,
-    LeadExistsErrorEnvelope,
-    LeadIn,
+    LeadExistsEnvelope,
     LeadPageEnvelope,
-    LeadPatchIn,
     MessageEnvelope,
-    MessagesEnvelope,
-    SendEmailIn,
-    SendErrorEnvelope,
-    SendTemplateIn,
-    SendTemplateInVariables,
+    MessageList,
+    MessageListEnvelope,
+    NewLead,
+    SendEmailRequest,
+    SendRejectedEnvelope,
+    SendTemplateEmailRequest,
+    SendTemplateEmailRequestVariables,
     TemplateListEnvelope,
-    TemplateSendErrorEnvelope,
+    TemplateSendUnavailableEnvelope,
     ValidationErrorEnvelope,
 )
 from leadmail_client.types import Response
@@ -80,7 +82,7 @@ def expect(response: Response[R], status: HTTPStatus, model: type[M]) -> M:
 
 def lead_flows(api: AuthenticatedClient, stranger: AuthenticatedClient, tag: str) -> None:
     email = f"ada-{tag}@example.com"
-    body = LeadIn(
+    body = NewLead(
         name="Ada Lovelace",
         email=email,
         source="website",
@@ -108,7 +110,7 @@ def lead_flows(api: AuthenticatedClient, stranger: AuthenticatedClient, tag: str
     got = expect(get_lead.sync_detailed(lead_id, client=api), HTTPStatus.OK, LeadEnvelope)
     assert (got.data.lead_id, got.data.created_at) == (lead_id, created), got
 
-    change = LeadPatchIn(note="Enrolled in the March cohort")
+    change = LeadChanges(note="Enrolled in the March cohort")
     changed = expect(
         update_lead.sync_detailed(lead_id, client=api, body=change), HTTPStatus.OK, LeadEnvelope
     ).data
@@ -122,14 +124,14 @@ def lead_flows(api: AuthenticatedClient, stranger: AuthenticatedClient, tag: str
     cursor: str | None = page.next_cursor
     assert (ids, cursor) == ([lead_id], None), page
 
-    again = LeadIn(name="Ada again", email=email.upper())
+    again = NewLead(name="Ada again", email=email.upper())
     conflict = expect(
-        add_lead.sync_detailed(client=api, body=again), HTTPStatus.CONFLICT, LeadExistsErrorEnvelope
+        add_lead.sync_detailed(client=api, body=again), HTTPStatus.CONFLICT, LeadExistsEnvelope
     )
     existing: str = conflict.data.lead_id
     assert (existing, conflict.code) == (lead_id, "LEAD_EXISTS"), conflict
 
-    wrong = LeadIn(name="Ada", email="not-an-address")
+    wrong = NewLead(name="Ada", email="not-an-address")
     invalid = expect(
         add_lead.sync_detailed(client=api, body=wrong),
         HTTPStatus.UNPROCESSABLE_ENTITY,
@@ -161,7 +163,7 @@ def email_flows(api: AuthenticatedClient, tag: str) -> None:
     assert sorted(variables) == sorted(WELCOME), variables
 
     ada, grace = f"ada-{tag}@example.com", f"grace-{tag}@example.com"
-    plain = SendEmailIn(
+    plain = SendEmailRequest(
         to=f"Ada Lovelace <{ada}>",
         subject="Your place is saved",
         html="<p>See you on Monday!</p>",
@@ -177,14 +179,14 @@ def email_flows(api: AuthenticatedClient, tag: str) -> None:
     read = expect(get_message.sync_detailed(sent.id, client=api), HTTPStatus.OK, MessageEnvelope)
     assert (read.data.id, read.data.status) == (sent.id, "sent"), read
 
-    batch = SendTemplateIn(
+    batch = SendTemplateEmailRequest(
         to=[ada, grace],
         template_id="welcome",
-        variables=SendTemplateInVariables.from_dict(WELCOME),
+        variables=SendTemplateEmailRequestVariables.from_dict(WELCOME),
         from_=SENDER,
     )
     each = send_template_email.sync_detailed(client=api, body=batch)
-    messages = expect(each, HTTPStatus.OK, MessagesEnvelope).data.messages
+    messages = expect(each, HTTPStatus.OK, MessageListEnvelope).data.messages
     assert [m.to for m in messages] == [[ada], [grace]], messages
     assert [(m.status, m.template_id) for m in messages] == [("sent", "welcome")] * 2, messages
 
@@ -192,28 +194,30 @@ def email_flows(api: AuthenticatedClient, tag: str) -> None:
 def failure_flows(failing: AuthenticatedClient, tag: str) -> None:
     """The stand-in refuses the first message for good, then is unavailable."""
     to = f"ada-{tag}@example.com"
-    plain = SendEmailIn(to=to, subject="Hello", html="<p>Hi</p>", from_=SENDER)
+    plain = SendEmailRequest(to=to, subject="Hello", html="<p>Hi</p>", from_=SENDER)
     rejected = expect(
         send_email.sync_detailed(client=failing, body=plain),
         HTTPStatus.BAD_GATEWAY,
-        SendErrorEnvelope,
+        SendRejectedEnvelope,
     )
     outcome = rejected.data
     last_error: str = outcome.last_error
     assert (rejected.code, outcome.status) == ("PROVIDER_REJECTED", "failed"), rejected
     assert "block list" in last_error, outcome
 
-    batch = SendTemplateIn(
+    batch = SendTemplateEmailRequest(
         to=[f"grace-{tag}@example.com"],
         template_id="welcome",
-        variables=SendTemplateInVariables.from_dict(WELCOME),
+        variables=SendTemplateEmailRequestVariables.from_dict(WELCOME),
         from_=SENDER,
     )
     unavailable = expect(
         send_template_email.sync_detailed(client=failing, body=batch),
         HTTPStatus.SERVICE_UNAVAILABLE,
-        TemplateSendErrorEnvelope,
+        TemplateSendUnavailableEnvelope,
     )
+    # A 503 has the messages when the provider was away (absent when the database was).
+    assert isinstance(unavailable.data, MessageList), unavailable
     statuses: list[str] = [m.status for m in unavailable.data.messages]
     assert (unavailable.code, statuses) == ("PROVIDER_UNAVAILABLE", ["failed"]), unavailable
 

@@ -29,15 +29,6 @@ from tests.e2e.mail import EmailRig, email_rig
 from tests.e2e.server import LeadmailServer
 from tests.support.tools import require_executable, require_module
 
-# The document is being made precise (issue 11): the test fails until it is. Only an
-# AssertionError (the report below) is expected: a missing tool in CI or a server that does
-# not start still fails. Remove the mark once the test passes (strict: it then fails as XPASS).
-pytestmark = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the OpenAPI document is being made precise (issue 11)",
-)
-
 PACKAGE = "leadmail_client"
 FLOWS = Path(__file__).with_name("client_flows.py")
 GENERATOR_CONFIG = f"package_name_override: {PACKAGE}\n"

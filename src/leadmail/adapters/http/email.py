@@ -11,9 +11,11 @@ from leadmail.adapters.http.discovery import options_for
 from leadmail.adapters.http.envelopes import (
     MessageEnvelope,
     MessageListEnvelope,
-    SendFailedEnvelope,
+    SendRejectedEnvelope,
+    SendUnavailableEnvelope,
     TemplateListEnvelope,
-    TemplateSendFailedEnvelope,
+    TemplateSendRejectedEnvelope,
+    TemplateSendUnavailableEnvelope,
 )
 from leadmail.adapters.http.openapi import error_responses
 from leadmail.adapters.http.schemas import (
@@ -111,7 +113,9 @@ class EmailController(Controller):
             " service's default sender. 200 only once the provider accepted it."
         ),
         operation_id="sendEmail",
-        responses=error_responses(*_SEND_ERRORS, body=True, sends=SendFailedEnvelope),
+        responses=error_responses(
+            *_SEND_ERRORS, body=True, sends=(SendRejectedEnvelope, SendUnavailableEnvelope)
+        ),
     )
     async def send(
         self,
@@ -139,7 +143,10 @@ class EmailController(Controller):
         ),
         operation_id="sendTemplateEmail",
         responses=error_responses(
-            *_SEND_ERRORS, TemplateNotFound, body=True, sends=TemplateSendFailedEnvelope
+            *_SEND_ERRORS,
+            TemplateNotFound,
+            body=True,
+            sends=(TemplateSendRejectedEnvelope, TemplateSendUnavailableEnvelope),
         ),
     )
     async def send_template(

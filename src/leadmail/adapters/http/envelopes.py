@@ -118,17 +118,32 @@ class InternalErrorEnvelope(_Failed):
     data: RequestId
 
 
-class SendFailedEnvelope(_Failed):
-    """A plain send that failed: ``data`` is the message as it stands (absent when the
-    database, not the provider, failed)."""
+class SendRejectedEnvelope(_Failed):
+    """A plain send the provider refused (502): ``data`` is the message as it stands."""
+
+    code: Literal["PROVIDER_REJECTED"]
+    data: MessageOut
+
+
+class SendUnavailableEnvelope(_Failed):
+    """A plain send that could not be made (503): ``data`` is the message as it stands
+    when the provider was unreachable, absent when the database was."""
 
     code: str
     data: MessageOut | msgspec.UnsetType = msgspec.UNSET
 
 
-class TemplateSendFailedEnvelope(_Failed):
-    """A template send that failed: ``data.messages`` has every recipient's message
-    (absent when the database, not the provider, failed)."""
+class TemplateSendRejectedEnvelope(_Failed):
+    """A template send the provider refused (502): ``data.messages`` has every
+    recipient's message."""
+
+    code: Literal["PROVIDER_REJECTED"]
+    data: MessagesOut
+
+
+class TemplateSendUnavailableEnvelope(_Failed):
+    """A template send that could not be made (503): ``data.messages`` when the provider
+    was unreachable, absent when the database was."""
 
     code: str
     data: MessagesOut | msgspec.UnsetType = msgspec.UNSET

@@ -18,7 +18,7 @@ from litestar.openapi.spec import (
     Schema,
     SecurityScheme,
 )
-from litestar.openapi.spec.enums import OpenAPIType
+from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
 from leadmail.adapters.http import envelopes, schemas
 from leadmail.adapters.http.docs import docs_plugins
@@ -48,14 +48,16 @@ _DATA = {
     "LEAD_EXISTS": LeadExistsEnvelope,
     "INTERNAL_ERROR": InternalErrorEnvelope,
 }
-_SEND_FAILURES = ("PROVIDER_REJECTED", "PROVIDER_UNAVAILABLE")
 
 
 def error_responses(
-    *errors: type[LeadmailError], body: bool = False, sends: type[Any] | None = None
+    *errors: type[LeadmailError],
+    body: bool = False,
+    sends: tuple[type[Any], type[Any]] | None = None,
 ) -> dict[int, ResponseSpec]:
     """The error responses of one operation: those it declares (``errors``), those of a
-    JSON body, and those of every operation. ``sends``: the envelope of its send failures."""
+    JSON body, and those of every operation. ``sends``: the envelopes of its send
+    failures, refused (502) and unavailable (503)."""
     kinds = [*_EVERYWHERE, *(_WITH_BODY if body else ()), *(BY_CLASS[e] for e in errors)]
     by_status: dict[int, list[ErrorKind]] = {}
     for kind in kinds:
@@ -80,16 +82,15 @@ def _code(kind: ErrorKind) -> str:
     return kind.code
 
 
-def _envelope(kinds: list[ErrorKind], sends: type[Any] | None) -> type[Any]:
-    typed: set[type[Any]] = set()
-    for kind in kinds:
-        envelope = sends if kind.code in _SEND_FAILURES else _DATA.get(kind.code)
-        if envelope is not None:
-            typed.add(envelope)
+def _envelope(kinds: list[ErrorKind], sends: tuple[type[Any], type[Any]] | None) -> type[Any]:
+    data: dict[str, type[Any]] = dict(_DATA)
+    if sends is not None:
+        data["PROVIDER_REJECTED"], data["PROVIDER_UNAVAILABLE"] = sends
+    typed = {data[kind.code] for kind in kinds if kind.code in data}
     if not typed:
         return ErrorEnvelope
-    if len(typed) > 1 or (len(kinds) > 1 and sends not in typed):
-        # Only a send failure's data is optional (absent when the database failed).
+    if len(typed) > 1 or (len(kinds) > 1 and sends is not None and sends[1] not in typed):
+        # Only a send's 503 data is optional (absent when the database failed).
         codes = ", ".join(kind.code for kind in kinds)
         raise TypeError(f"one status, several shapes of data: {codes}")
     return typed.pop()
@@ -138,6 +139,12 @@ def finish(document: OpenAPI, replayable: Iterable[str]) -> None:
             if cls is schemas.LeadPatchIn:  # an update must change something
                 body.min_properties = 1
     document.components.schemas = {renames.get(k, k): v for k, v in schemas_.items()}
+    for name, schema in document.components.schemas.items():
+        if isinstance(schema, Schema):
+            schema.title = name  # generated clients name their models by the title
+            for field, prop in (schema.properties or {}).items():
+                if field.endswith("_at") and isinstance(prop, Schema):
+                    prop.format = OpenAPIFormat.DATE_TIME  # to_iso: RFC 3339, UTC
     _rename_references(document, {f"#/components/schemas/{k}": v for k, v in renames.items()})
     replayed = set(replayable)
     for path in (document.paths or {}).values():
