@@ -188,5 +188,6 @@ def create_app(
         services,
         version=version("leadmail"),
         max_body_bytes=settings.max_body_bytes,
+        sender_required=not settings.email_default_from,
         lifespan=[lifespan],
     )

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.api.support import Api, json_schema_of, resolve_ref
+from tests.api.support import Api, email_settings, json_schema_of, open_api, resolve_ref
 from tests.support.envelope import (
     MESSAGE_FIELDS,
     MESSAGES,
@@ -52,7 +52,8 @@ def test_the_send_body_is_documented_with_from_as_its_wire_name(spec: dict[str, 
     schema = json_schema_of(spec, body)
     assert body["required"] is True
     assert set(schema["properties"]) == {"to", "subject", "html", "from"}
-    assert set(schema["required"]) == {"to", "subject", "html"}
+    # No default sender is configured here: `from` must be sent.
+    assert set(schema["required"]) == {"to", "subject", "html", "from"}
 
 
 @pytest.mark.parametrize("path", [TEMPLATE])
@@ -62,7 +63,7 @@ def test_the_template_send_body_is_documented(spec: dict[str, Any], path: str) -
     schema = json_schema_of(spec, body)
     assert body["required"] is True
     assert set(schema["properties"]) == {"to", "template_id", "variables", "from"}
-    assert set(schema["required"]) == {"to", "template_id"}
+    assert set(schema["required"]) == {"to", "template_id", "from"}
     variables = schema["properties"]["variables"]
     assert variables["type"] == "object"
     assert variables["additionalProperties"] == {"type": "string"}
@@ -136,3 +137,31 @@ async def test_options_answers_the_envelope_with_every_method(
         assert set(body["data"]["methods"]) == methods
         listed = {m.strip() for m in response.headers.get("allow", "").split(",")}
         assert listed == methods, f"Allow: {response.headers.get('allow')!r}"
+
+
+async def test_with_a_default_sender_from_is_optional() -> None:
+    settings = email_settings(email_default_from="School <school@example.com>")
+    async with open_api(settings=settings) as api:
+        spec = (await api.client.get("/schema/openapi.json")).json()
+
+    for path in SENDS:
+        schema = json_schema_of(spec, spec["paths"][path]["post"]["requestBody"])
+        assert "from" not in schema["required"], path
+        assert "from" in schema["properties"], path
+
+
+def test_the_rules_of_each_body_are_stated(spec: dict[str, Any]) -> None:
+    schemas = spec["components"]["schemas"]
+    lead, send = schemas["NewLead"]["properties"], schemas["SendEmailRequest"]["properties"]
+
+    assert lead["email"]["format"] == "email"
+    assert lead["email"]["maxLength"] == 254
+    assert lead["note"]["maxLength"] == 10_000
+    assert lead["phone"]["maxLength"] == 32
+    assert "pattern" in lead["name"]
+    to_one, to_many = send["to"]["oneOf"]
+    assert to_one["format"] == "email"
+    assert (to_many["minItems"], to_many["maxItems"]) == (1, 50)
+    assert send["subject"]["maxLength"] == 998
+    [key] = [p for p in spec["paths"][SEND]["post"]["parameters"] if p["name"] == "Idempotency-Key"]
+    assert (key["schema"]["minLength"], key["schema"]["maxLength"]) == (1, 256)

@@ -16,7 +16,8 @@ MAX_NAME = 200
 MAX_SOURCE = 100
 MAX_NOTE = 10_000
 MAX_PHONE = 32
-PHONE_PATTERN = re.compile(r"[0-9 +()\-.]+")
+PHONE_CHARACTERS = r"0-9 +()\-."  # a regular-expression class: digits, space, + - ( ) .
+PHONE_PATTERN = re.compile(f"[{PHONE_CHARACTERS}]+")
 LEAD_ID_PREFIX = "ld_"
 
 # Fields the service owns: a client that sends them is told so, by name.
@@ -161,7 +162,7 @@ def _note(value: str) -> str:
 
 def _phone(value: str) -> str:
     text = value.strip()
-    if len(text) > MAX_PHONE:
+    if len(value) > MAX_PHONE:  # as sent (spaces around it included)
         raise ValueError(f"must be at most {MAX_PHONE} characters")
     if text and (not PHONE_PATTERN.fullmatch(text) or not any(c.isdigit() for c in text)):
         raise ValueError(

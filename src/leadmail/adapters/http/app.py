@@ -38,9 +38,12 @@ def build_app(
     *,
     version: str,
     max_body_bytes: int,
+    sender_required: bool = True,
     lifespan: Sequence[Callable[[Litestar], AbstractAsyncContextManager[None]]] = (),
     debug: bool = False,
 ) -> Litestar:
+    """``sender_required``: no default sender is configured (the document then says a
+    send must name its ``from``)."""
     app = TracedLitestar(
         route_handlers=[
             bound_controller(LeadController, leads=services.leads),
@@ -65,5 +68,9 @@ def build_app(
         logging_config=None,
     )
     # Built once here (the plugin keeps it), and finished before it is first served.
-    finish(app.plugins.get(OpenAPIPlugin).provide_openapi(), REPLAYABLE)
+    finish(
+        app.plugins.get(OpenAPIPlugin).provide_openapi(),
+        REPLAYABLE,
+        sender_required=sender_required,
+    )
     return app

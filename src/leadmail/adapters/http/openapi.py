@@ -35,6 +35,7 @@ from leadmail.adapters.http.error_table import (
     PAYLOAD_TOO_LARGE,
     ErrorKind,
 )
+from leadmail.adapters.http.rules import state_header_rules, state_rules
 from leadmail.domain.errors import LeadmailError, Unauthorized
 from leadmail.ports.errors import StorageUnavailable
 
@@ -126,12 +127,13 @@ _HEADER_TEXT = {
 }
 
 
-def finish(document: OpenAPI, replayable: Iterable[str]) -> None:
+def finish(document: OpenAPI, replayable: Iterable[str], *, sender_required: bool) -> None:
     """Plain component names, and the headers each response carries: ``X-Request-ID`` on
     all, ``Retry-After`` on 503, ``WWW-Authenticate`` on 401, ``Idempotent-Replayed`` on
     the success of the operations in ``replayable`` (their operation ids)."""
     renames = {cls.__name__: name for cls, name in COMPONENT_NAMES.items()}
     schemas_ = document.components.schemas
+    state_rules(schemas_, sender_required=sender_required)
     for cls in REQUEST_BODIES:  # msgspec refuses unknown fields; say so
         body = schemas_.get(cls.__name__)
         if isinstance(body, Schema):
@@ -154,6 +156,8 @@ def finish(document: OpenAPI, replayable: Iterable[str]) -> None:
             for parameter in operation.parameters or ():
                 if isinstance(parameter, Parameter) and not parameter.required:
                     parameter.schema = _not_null(parameter.schema)
+                if isinstance(parameter, Parameter):
+                    state_header_rules(parameter)
             # Litestar documents its own 400 for an operation with parameters; that shape
             # is never answered (errors.py turns it into an envelope, declared or not).
             operation.responses = {
