@@ -4,6 +4,7 @@ means. The exception handlers (errors.py) answer from it, and the OpenAPI docume
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 from leadmail.domain.email import SenderNotAllowed
@@ -97,4 +98,4 @@ def kind_of(error: LeadmailError) -> ErrorKind | None:
 
 
 def with_status(status: int) -> list[ErrorKind]:
-    return sorted((k for k in ALL if k.status == status), key=lambda k: k.code)
+    return sorted((k for k in ALL if k.status == status), key=operator.attrgetter("code"))

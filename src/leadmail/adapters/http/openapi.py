@@ -4,6 +4,7 @@ component names and the response headers every answer carries."""
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Iterable
 from typing import Any
 
@@ -76,11 +77,8 @@ def error_responses(
 
 def describe(kinds: Iterable[ErrorKind]) -> str:
     """What a status means for an operation, code by code."""
-    return "; ".join(f"`{kind.code}`: {kind.when}" for kind in sorted(kinds, key=_code))
-
-
-def _code(kind: ErrorKind) -> str:
-    return kind.code
+    ordered = sorted(kinds, key=operator.attrgetter("code"))
+    return "; ".join(f"`{kind.code}`: {kind.when}" for kind in ordered)
 
 
 def _envelope(kinds: list[ErrorKind], sends: tuple[type[Any], type[Any]] | None) -> type[Any]:

@@ -46,7 +46,7 @@ def _trimmed_line(max_length: int, *, required: bool) -> dict[str, Any]:
 
 
 _NO_CONTROL_BUT_TAB = r"^\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029"
-_ADDRESS = {"type": "string", "format": "email", "maxLength": MAX_EMAIL_LENGTH}
+ADDRESS = {"type": "string", "format": "email", "maxLength": MAX_EMAIL_LENGTH}
 
 LEAD_FIELDS: dict[str, dict[str, Any]] = {
     "name": {"minLength": 1, **_trimmed_line(MAX_NAME, required=True)},
@@ -58,7 +58,7 @@ LEAD_FIELDS: dict[str, dict[str, Any]] = {
         "pattern": f"^[{_SPACE}]*(?:[{PHONE_CHARACTERS}]*[0-9][{PHONE_CHARACTERS}]*)?[{_SPACE}]*$",
     },
 }
-_RECIPIENTS = {"minItems": 1, "maxItems": MAX_RECIPIENTS}
+RECIPIENTS = {"minItems": 1, "maxItems": MAX_RECIPIENTS}
 SEND_FIELDS: dict[str, dict[str, Any]] = {
     # No control character but tab (domain/email.py's check_subject).
     "subject": _filled(_NO_CONTROL_BUT_TAB, f"^{_SPACE}{_CONTROL}", MAX_SUBJECT),
@@ -76,8 +76,6 @@ BODIES: dict[type[Any], dict[str, dict[str, Any]]] = {
 }
 # Every send takes ``to`` (one address or 1-50) and ``from`` (an address).
 SENDS = (schemas.SendEmailIn, schemas.SendTemplateIn)
-ADDRESS = _ADDRESS
-RECIPIENTS = _RECIPIENTS
 
 HEADERS: dict[str, dict[str, Any]] = {
     "Idempotency-Key": {
