@@ -20,11 +20,11 @@ from tests.support.envelope import (
 
 MESSAGE = MESSAGES + "/{message_id}"
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
-# The aliases the spec's samples use (GET /template, POST /send-template) are served but
-# left out of the document, so a generated client has one function per operation.
+# The aliases the spec's samples use are served. POST /send-template is left out of the
+# document; GET /template is in it as deprecated, since its path also takes POST.
 EMAIL_PATHS: dict[str, set[str]] = {
     TEMPLATES: {"get"},
-    TEMPLATE: {"post"},
+    TEMPLATE: {"get", "post"},
     SEND: {"post"},
     MESSAGE: {"get"},
 }
@@ -44,6 +44,15 @@ def test_every_email_path_is_documented_with_its_methods(spec: dict[str, Any]) -
         assert {m for m in spec["paths"][path] if m in HTTP_METHODS} == methods, path
     documented = {p for p in spec["paths"] if p.startswith("/api/v1/email")}
     assert documented == set(EMAIL_PATHS)
+
+
+def test_the_alias_of_the_template_list_is_documented_as_deprecated(spec: dict[str, Any]) -> None:
+    alias = spec["paths"][TEMPLATE]["get"]
+
+    assert alias["deprecated"] is True
+    assert alias["operationId"] == "listTemplatesAlias"
+    assert alias["responses"]["200"] == spec["paths"][TEMPLATES]["get"]["responses"]["200"]
+    assert spec["paths"][TEMPLATES]["get"]["deprecated"] is False
 
 
 def test_the_send_body_is_documented_with_from_as_its_wire_name(spec: dict[str, Any]) -> None:

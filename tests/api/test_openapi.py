@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
+from leadmail.domain.lead_listing import CURSOR
 from tests.api.support import Api, json_schema_of, resolve_ref
 from tests.support.envelope import LEAD_FIELDS, LEADS
 
@@ -165,6 +167,49 @@ def test_the_page_size_is_documented_with_its_bounds(spec: dict[str, Any]) -> No
     [limit] = [p for p in spec["paths"][LEADS]["get"]["parameters"] if p["name"] == "limit"]
 
     assert (limit["schema"]["minimum"], limit["schema"]["maximum"]) == (1, 100)
+
+
+async def test_the_cursor_is_documented_by_its_shape_and_next_cursor_has_it(
+    api: Api, spec: dict[str, Any]
+) -> None:
+    [cursor] = [p for p in spec["paths"][LEADS]["get"]["parameters"] if p["name"] == "cursor"]
+    for n in range(3):
+        await api.add_lead(email=f"page{n}@example.com")
+
+    response = await api.client.get(LEADS, params={"limit": 2}, headers=api.auth)
+    issued = response.json()["data"]["next_cursor"]
+
+    assert cursor["schema"]["pattern"] == CURSOR.pattern
+    assert re.fullmatch(cursor["schema"]["pattern"], issued)
+    assert len(issued) <= cursor["schema"]["maxLength"]
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "ada@example.com",
+        "ada@testing.example.com",
+        "ada@school.test",
+        "ada@SCHOOL.TEST",
+        "ada@printer.local",
+        "ada@localhost",
+        "ada@hidden.onion",
+        "ada@1.0.0.127.in-addr.arpa",
+        "ada@nowhere.invalid",
+    ],
+)
+async def test_the_documented_address_pattern_agrees_with_the_server(
+    api: Api, spec: dict[str, Any], address: str
+) -> None:
+    email = spec["components"]["schemas"]["NewLead"]["properties"]["email"]
+
+    response = await api.client.post(
+        LEADS, json={"name": "Ada", "email": address}, headers=api.auth
+    )
+
+    assert email["format"] == "email"
+    documented = re.search(email["pattern"], address) is not None
+    assert (response.status_code == 200) == documented, response.text
 
 
 def test_request_bodies_refuse_unknown_fields_and_an_empty_update(spec: dict[str, Any]) -> None:

@@ -99,8 +99,15 @@ class EmailController(Controller):
     async def list_templates(self) -> TemplateListEnvelope:
         return await self._templates()
 
-    # The spelling the spec's samples use; served, left out of the document.
-    @get("/template", include_in_schema=False)
+    # The spelling the spec's samples use. Documented, as deprecated: its path also takes
+    # POST (sendTemplateEmail), and the document must say which methods a path answers.
+    @get(
+        "/template",
+        summary="List the email templates (deprecated: use GET /api/v1/email/templates)",
+        operation_id="listTemplatesAlias",
+        deprecated=True,
+        responses=error_responses(),
+    )
     async def list_templates_alias(self) -> TemplateListEnvelope:
         return await self._templates()
 

@@ -27,7 +27,6 @@ from leadmail.domain.errors import LeadNotFound, ValidationFailed
 from leadmail.domain.keys import Principal
 from leadmail.domain.lead_listing import (
     DEFAULT_PAGE_SIZE,
-    MAX_CURSOR_LENGTH,
     MAX_PAGE_SIZE,
     LeadQuery,
 )
@@ -75,9 +74,10 @@ class LeadController(Controller):
         cursor: Annotated[
             str | None,
             Parameter(
-                min_length=1,
-                max_length=MAX_CURSOR_LENGTH,
-                description="`next_cursor` of the previous page, as it came",
+                description=(
+                    "`next_cursor` of the previous page, as it came: a position,"
+                    " `<microseconds since 1970>.<lead id>`, after which the page starts"
+                ),
             ),
         ] = None,
         email: FromQuery[str | None] = None,

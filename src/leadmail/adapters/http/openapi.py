@@ -36,7 +36,7 @@ from leadmail.adapters.http.error_table import (
     PAYLOAD_TOO_LARGE,
     ErrorKind,
 )
-from leadmail.adapters.http.rules import state_header_rules, state_rules
+from leadmail.adapters.http.rules import state_parameter_rules, state_rules
 from leadmail.domain.errors import LeadmailError, Unauthorized
 from leadmail.ports.errors import StorageUnavailable
 
@@ -155,7 +155,7 @@ def finish(document: OpenAPI, replayable: Iterable[str], *, sender_required: boo
                 if isinstance(parameter, Parameter) and not parameter.required:
                     parameter.schema = _not_null(parameter.schema)
                 if isinstance(parameter, Parameter):
-                    state_header_rules(parameter)
+                    state_parameter_rules(parameter)
             # Litestar documents its own 400 for an operation with parameters; that shape
             # is never answered (errors.py turns it into an envelope, declared or not).
             operation.responses = {

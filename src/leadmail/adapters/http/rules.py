@@ -1,5 +1,5 @@
-"""The rules of the request bodies and headers, stated in the OpenAPI document from the
-domain's own limits.
+"""The rules of the request bodies, headers and query parameters, stated in the OpenAPI
+document from the domain's own limits.
 
 The domain enforces them (every broken field named, in words a person can act on); the
 document states them, from these same constants, so a generated client or a fuzzer knows
@@ -8,8 +8,10 @@ what the server takes. They are written as JSON Schema keywords over the text as
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import email_validator
 from litestar.openapi.spec import Parameter, Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
@@ -17,6 +19,7 @@ from leadmail.adapters.http import schemas
 from leadmail.domain.addresses import MAX_EMAIL_LENGTH
 from leadmail.domain.email import MAX_RECIPIENTS, MAX_SUBJECT
 from leadmail.domain.idempotency import MAX_KEY_LENGTH
+from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
 from leadmail.domain.leads import MAX_NAME, MAX_NOTE, MAX_PHONE, MAX_SOURCE, PHONE_CHARACTERS
 from leadmail.domain.templates import TEMPLATE_ID
 
@@ -46,11 +49,28 @@ def _trimmed_line(max_length: int, *, required: bool) -> dict[str, Any]:
 
 
 _NO_CONTROL_BUT_TAB = r"^\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029"
-ADDRESS = {"type": "string", "format": "email", "maxLength": MAX_EMAIL_LENGTH}
+
+
+def _not_special_use() -> str:
+    """No domain that is, or is under, a special-use name (``x@host.test``): email-validator
+    refuses them (domain/addresses.py), whatever the case of their letters."""
+    names = "|".join(
+        "".join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in name)
+        for name in email_validator.SPECIAL_USE_DOMAIN_NAMES
+    )
+    return rf"^(?![\s\S]*[@.](?:{names})$)"
+
+
+ADDRESS = {
+    "type": "string",
+    "format": "email",
+    "maxLength": MAX_EMAIL_LENGTH,
+    "pattern": _not_special_use(),
+}
 
 LEAD_FIELDS: dict[str, dict[str, Any]] = {
     "name": {"minLength": 1, **_trimmed_line(MAX_NAME, required=True)},
-    "email": {"format": "email", "maxLength": MAX_EMAIL_LENGTH},
+    "email": ADDRESS,
     "source": _trimmed_line(MAX_SOURCE, required=False),
     "note": {"maxLength": MAX_NOTE, "pattern": r"^[^\x00]*$"},
     "phone": {
@@ -77,12 +97,14 @@ BODIES: dict[type[Any], dict[str, dict[str, Any]]] = {
 # Every send takes ``to`` (one address or 1-50) and ``from`` (an address).
 SENDS = (schemas.SendEmailIn, schemas.SendTemplateIn)
 
-HEADERS: dict[str, dict[str, Any]] = {
-    "Idempotency-Key": {
+# Parameters by (where, name): Litestar leaves a str | None parameter's constraints out.
+PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
+    ("header", "Idempotency-Key"): {
         "minLength": 1,
         "maxLength": MAX_KEY_LENGTH,
         "pattern": r"^[\x20-\x7e]+$",  # printable ASCII
     },
+    ("query", "cursor"): {"maxLength": MAX_CURSOR_LENGTH, "pattern": CURSOR.pattern},
 }
 
 
@@ -141,7 +163,7 @@ def state_rules(components: dict[str, Any], *, sender_required: bool) -> None:
             body.required = sorted({*(body.required or ()), "from"})
 
 
-def state_header_rules(parameter: Parameter) -> None:
-    rule = HEADERS.get(parameter.name)
+def state_parameter_rules(parameter: Parameter) -> None:
+    rule = PARAMETERS.get((parameter.param_in, parameter.name))
     if rule is not None and isinstance(parameter.schema, Schema):
         _state(parameter.schema, rule)

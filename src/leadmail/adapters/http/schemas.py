@@ -3,7 +3,7 @@ The envelopes around them are in envelopes.py."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -12,6 +12,13 @@ from leadmail.domain.email import Message
 from leadmail.domain.lead_listing import LeadPage
 from leadmail.domain.leads import Lead
 from leadmail.domain.templates import Template
+
+# What a template needs lies in the catalog, not in this document: said in words.
+VARIABLES_RULE = (
+    "A value for each of the template's `variables` (GET /api/v1/email/templates), as text"
+    " without NUL; a variable the subject uses takes no line break or control character."
+    " Missing or unusable: 422 naming `variables.<name>`. Other keys are ignored."
+)
 
 
 class LeadIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -94,7 +101,9 @@ class SendEmailIn(msgspec.Struct, forbid_unknown_fields=True):
 class SendTemplateIn(msgspec.Struct, forbid_unknown_fields=True):
     to: str | list[str]
     template_id: str
-    variables: dict[str, str] = msgspec.field(default_factory=dict)
+    variables: Annotated[dict[str, str], msgspec.Meta(description=VARIABLES_RULE)] = msgspec.field(
+        default_factory=dict
+    )
     sender: str | None = msgspec.field(default=None, name="from")
 
 
