@@ -47,6 +47,7 @@ from leadmail.services.results import DeliveryFailed, DeliveryUnavailable, SendR
 log = structlog.get_logger("leadmail.http")
 
 BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="leadmail"'}
+TOO_LARGE = "The request body is too large"
 
 
 def envelope(
@@ -63,10 +64,11 @@ def envelope(
     )
 
 
-def handle_leadmail_error(request: Request[Any, Any, Any], exc: LeadmailError) -> Response[Any]:
+def answer_to(exc: LeadmailError) -> Response[Failure] | None:
+    """The answer to a failure the error table knows; None for any other (a bug)."""
     kind = kind_of(exc)
     if kind is None:
-        return handle_unexpected(request, exc)
+        return None
     data: Any = None
     headers: dict[str, str] | None = None
     if isinstance(exc, ValidationFailed):
@@ -77,12 +79,20 @@ def handle_leadmail_error(request: Request[Any, Any, Any], exc: LeadmailError) -
         headers = BEARER_CHALLENGE
     elif isinstance(exc, StorageUnavailable):
         headers = {"Retry-After": "1"}
-        log.warning("storage_unavailable", cause=type(exc.__cause__).__name__)
     elif isinstance(exc, DeliveryFailed):
         data = _delivery_data(exc.result)
         if isinstance(exc, DeliveryUnavailable):
             headers = {"Retry-After": str(math.ceil(exc.retry_after))}
     return envelope(kind, exc.message, data, headers)
+
+
+def handle_leadmail_error(request: Request[Any, Any, Any], exc: LeadmailError) -> Response[Any]:
+    answer = answer_to(exc)
+    if answer is None:
+        return handle_unexpected(request, exc)
+    if isinstance(exc, StorageUnavailable):
+        log.warning("storage_unavailable", cause=type(exc.__cause__).__name__)
+    return answer
 
 
 def _delivery_data(result: SendResult) -> MessageOut | MessagesOut:
@@ -144,7 +154,7 @@ def handle_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -
     if isinstance(exc, NotAuthorizedException):
         return envelope(BY_CLASS[Unauthorized], exc.detail, headers=BEARER_CHALLENGE)
     if exc.status_code == 413:
-        return envelope(PAYLOAD_TOO_LARGE, "The request body is too large")
+        return envelope(PAYLOAD_TOO_LARGE, TOO_LARGE)
     if exc.status_code >= 500:
         return handle_unexpected(request, exc)
     # Any other status the framework answers with, named by its number.
@@ -153,13 +163,16 @@ def handle_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -
 
 
 def handle_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-    request_id = request_id_of(request.scope)
     # Type and message only: a traceback's locals could hold a key or a body.
     log.error(
         "unhandled_error",
         error_type=type(exc).__name__,
         where=_origin(exc),
     )
+    return internal_error(request_id_of(request.scope))
+
+
+def internal_error(request_id: str) -> Response[Failure]:
     return envelope(
         INTERNAL_ERROR,
         f"An unexpected error occurred; quote request id {request_id} when reporting it",

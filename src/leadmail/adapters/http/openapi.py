@@ -11,17 +11,21 @@ from typing import Any
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.spec import (
     Components,
+    Example,
     OpenAPI,
     OpenAPIHeader,
+    OpenAPIMediaType,
     OpenAPIResponse,
+    Operation,
     Parameter,
     Reference,
+    RequestBody,
     Schema,
     SecurityScheme,
 )
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
-from leadmail.adapters.http import envelopes, schemas
+from leadmail.adapters.http import envelopes, examples, schemas
 from leadmail.adapters.http.docs import docs_plugins
 from leadmail.adapters.http.envelopes import (
     ErrorEnvelope,
@@ -33,6 +37,7 @@ from leadmail.adapters.http.error_table import (
     BY_CLASS,
     INTERNAL_ERROR,
     MALFORMED_JSON,
+    METHOD_NOT_ALLOWED,
     PAYLOAD_TOO_LARGE,
     ErrorKind,
 )
@@ -70,6 +75,12 @@ def error_responses(
             data_container=_envelope(found, sends),
             description=describe(found),
             generate_examples=False,
+            examples=[
+                VerbatimExample(
+                    id=kind.code, summary=kind.when, value=examples.failure(kind, sends)
+                )
+                for kind in sorted(found, key=operator.attrgetter("code"))
+            ],
         )
         for status, found in sorted(by_status.items())
     }
@@ -122,6 +133,7 @@ _HEADER_TEXT = {
     "Retry-After": "Seconds to wait before trying again",
     "WWW-Authenticate": 'The scheme to authenticate with: `Bearer realm="leadmail"`',
     "Idempotent-Replayed": "`true` when the answer replays an earlier request's result",
+    "Allow": "The methods the path takes, comma-separated",
 }
 
 
@@ -139,6 +151,10 @@ def finish(document: OpenAPI, replayable: Iterable[str], *, sender_required: boo
             if cls is schemas.LeadPatchIn:  # an update must change something
                 body.min_properties = 1
     document.components.schemas = {renames.get(k, k): v for k, v in schemas_.items()}
+    document.components.responses = {
+        **(document.components.responses or {}),
+        "MethodNotAllowed": _method_not_allowed(),
+    }
     for name, schema in document.components.schemas.items():
         if isinstance(schema, Schema):
             schema.title = name  # generated clients name their models by the title
@@ -146,11 +162,16 @@ def finish(document: OpenAPI, replayable: Iterable[str], *, sender_required: boo
                 if field.endswith("_at") and isinstance(prop, Schema):
                     prop.format = OpenAPIFormat.DATE_TIME  # to_iso: RFC 3339, UTC
     _rename_references(document, {f"#/components/schemas/{k}": v for k, v in renames.items()})
+    requests = {
+        f"#/components/schemas/{renames.get(cls.__name__, cls.__name__)}": example
+        for cls, example in examples.REQUESTS.items()
+    }
     replayed = set(replayable)
     for path in (document.paths or {}).values():
         for operation in (path.get, path.put, path.post, path.delete):
             if operation is None or not operation.responses:
                 continue
+            _state_examples(operation, requests)
             for parameter in operation.parameters or ():
                 if isinstance(parameter, Parameter) and not parameter.required:
                     parameter.schema = _not_null(parameter.schema)
@@ -166,6 +187,10 @@ def finish(document: OpenAPI, replayable: Iterable[str], *, sender_required: boo
             for status, response in operation.responses.items():
                 if not isinstance(response, OpenAPIResponse):
                     continue
+                for media in (response.content or {}).values():
+                    for example in (media.examples or {}).values():
+                        if isinstance(example, Example):
+                            example.id = None  # it named the example; no field of OpenAPI's
                 names = ["X-Request-ID"]
                 names += {"503": ["Retry-After"], "401": ["WWW-Authenticate"]}.get(status, [])
                 if status == "200" and operation.operation_id in replayed:
@@ -174,6 +199,59 @@ def finish(document: OpenAPI, replayable: Iterable[str], *, sender_required: boo
                     **(response.headers or {}),
                     **{name: _header(name) for name in names},
                 }
+
+
+class VerbatimExample(Example):
+    """An example whose value is written as given. Litestar leaves every None out of what it
+    writes, values of examples included; an example must show the nulls the server sends."""
+
+    def to_schema(self) -> dict[str, Any]:
+        schema = super().to_schema()
+        schema["value"] = self.value
+        return schema
+
+
+class VerbatimExampleMedia(OpenAPIMediaType):
+    """A media object whose ``example`` is written as given (see VerbatimExample)."""
+
+    def to_schema(self) -> dict[str, Any]:
+        schema = super().to_schema()
+        schema["example"] = self.example
+        return schema
+
+
+def _with_example(media: OpenAPIMediaType, example: Any) -> VerbatimExampleMedia:
+    return VerbatimExampleMedia(schema=media.schema, example=example, encoding=media.encoding)
+
+
+def _state_examples(operation: Operation, requests: dict[str, Any]) -> None:
+    """The request body's example (by its component) and the success's (by operation)."""
+    body = operation.request_body
+    if isinstance(body, RequestBody):
+        for kind, media in body.content.items():
+            if isinstance(media.schema, Reference):
+                body.content[kind] = _with_example(media, requests[media.schema.ref])
+    success = operation.responses.get("200") if operation.responses else None
+    if isinstance(success, OpenAPIResponse) and success.content and operation.operation_id:
+        for kind, media in success.content.items():
+            success.content[kind] = _with_example(media, examples.success(operation.operation_id))
+
+
+def _method_not_allowed() -> OpenAPIResponse:
+    """What any path answers to a method it does not take (no operation has it)."""
+    return OpenAPIResponse(
+        description=(
+            f"`{METHOD_NOT_ALLOWED.code}`: {METHOD_NOT_ALLOWED.when}. Any path answers it to"
+            " a method it does not take; `Allow` lists those it does."
+        ),
+        headers={"Allow": _header("Allow"), "X-Request-ID": _header("X-Request-ID")},
+        content={
+            "application/json": VerbatimExampleMedia(
+                schema=Reference(ref=f"#/components/schemas/{ErrorEnvelope.__name__}"),
+                example=examples.failure(METHOD_NOT_ALLOWED, None),
+            )
+        },
+    )
 
 
 def _not_null(schema: Schema | Reference | None) -> Schema | Reference | None:

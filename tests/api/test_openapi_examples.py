@@ -1,0 +1,145 @@
+"""Every body in the OpenAPI document has an example, each example is valid against its own
+schema, and each success example says what the server really answers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema
+
+from tests.api.support import SENDER, Api
+from tests.support.catalog import WELCOME_VARIABLES
+from tests.support.envelope import LEADS, MESSAGES, SEND, TEMPLATE, TEMPLATES
+
+HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def bodies(spec: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every JSON body the document describes: (where, its media object)."""
+    for path, item in spec["paths"].items():
+        for method in HTTP_METHODS:
+            operation = item.get(method)
+            if operation is None:
+                continue
+            where = f"{method.upper()} {path}"
+            for media in operation.get("requestBody", {}).get("content", {}).values():
+                yield f"{where} request", media
+            for status, response in operation["responses"].items():
+                for media in response.get("content", {}).values():
+                    yield f"{where} {status}", media
+    for name, response in spec["components"].get("responses", {}).items():
+        for media in response.get("content", {}).values():
+            yield f"components.responses.{name}", media
+
+
+def examples_of(media: dict[str, Any]) -> list[Any]:
+    if "example" in media:
+        return [media["example"]]
+    return [example["value"] for example in media.get("examples", {}).values()]
+
+
+def test_every_body_has_an_example_valid_against_its_schema(spec: dict[str, Any]) -> None:
+    checked = 0
+    for where, media in bodies(spec):
+        found = examples_of(media)
+        assert found, f"{where}: no example"
+        # The media's schema, with the document's components beside it for its $refs.
+        schema = {**media["schema"], "components": spec["components"]}
+        validator = jsonschema.Draft202012Validator(
+            schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+        )
+        for example in found:
+            errors = [e.message for e in validator.iter_errors(example)]
+            assert not errors, f"{where}: {errors}"
+            checked += 1
+    assert checked > 60  # every operation's success and errors, and the request bodies
+
+
+def test_each_error_example_is_named_by_its_code_and_the_status_says_it(
+    spec: dict[str, Any],
+) -> None:
+    for path, item in spec["paths"].items():
+        for method in HTTP_METHODS:
+            operation = item.get(method)
+            for status, response in (operation or {}).get("responses", {}).items():
+                if status.startswith("2"):
+                    continue
+                named = response["content"]["application/json"]["examples"]
+                assert named, (method, path, status)
+                for code, example in named.items():
+                    assert example["value"]["code"] == code
+                    assert example["value"]["success"] is False
+                    assert f"`{code}`" in response["description"], (method, path, status)
+
+
+def test_method_not_allowed_is_described_with_its_allow_header(spec: dict[str, Any]) -> None:
+    response = spec["components"]["responses"]["MethodNotAllowed"]
+
+    assert "Allow" in response["headers"]
+    assert response["content"]["application/json"]["example"]["code"] == "METHOD_NOT_ALLOWED"
+
+
+def success_example(spec: dict[str, Any], path: str, method: str) -> Any:
+    return spec["paths"][path][method]["responses"]["200"]["content"]["application/json"]["example"]
+
+
+def assert_like(real: Any, example: Any, where: str = "") -> None:
+    """The same shape: the same keys at every level (ids, times and texts aside)."""
+    if isinstance(example, dict):
+        assert isinstance(real, dict), where
+        assert set(real) == set(example), where
+        for key in example:
+            assert_like(real[key], example[key], f"{where}.{key}")
+    elif isinstance(example, list) and example and real:
+        assert isinstance(real, list), where
+        assert_like(real[0], example[0], f"{where}[0]")
+
+
+async def call(api: Api, method: str, path: str, **kwargs: Any) -> Any:
+    response = await api.client.request(method, path, headers=api.auth, **kwargs)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict[str, Any]) -> None:
+    lead = spec["paths"][LEADS]["post"]["requestBody"]["content"]["application/json"]["example"]
+    one = LEADS + "/{lead_id}"
+    send_body = spec["paths"][SEND]["post"]["requestBody"]["content"]["application/json"]
+    send = {**send_body["example"], "from": SENDER}
+    template_send = {
+        "to": ["ada@example.com", "grace@example.com"],
+        "template_id": "welcome",
+        "variables": WELCOME_VARIABLES,
+        "from": SENDER,
+    }
+
+    added = await call(api, "POST", LEADS, json=lead)
+    lead_id = added["data"]["lead_id"]
+    sent = await call(api, "POST", SEND, json=send)
+    answers = {
+        (LEADS, "post"): added,
+        (LEADS, "get"): await call(api, "GET", LEADS, params={"limit": 1}),
+        (one, "get"): await call(api, "GET", f"{LEADS}/{lead_id}"),
+        (one, "put"): await call(api, "PUT", f"{LEADS}/{lead_id}", json={"note": "Enrolled"}),
+        (SEND, "post"): sent,
+        (TEMPLATE, "post"): await call(api, "POST", TEMPLATE, json=template_send),
+        (MESSAGES + "/{message_id}", "get"): await call(
+            api, "GET", f"{MESSAGES}/{sent['data']['id']}"
+        ),
+        (TEMPLATES, "get"): await call(api, "GET", TEMPLATES),
+        (TEMPLATE, "get"): await call(api, "GET", TEMPLATE),
+        (one, "delete"): await call(api, "DELETE", f"{LEADS}/{lead_id}"),
+    }
+    documented = {
+        (path, method)
+        for path, item in spec["paths"].items()
+        for method in HTTP_METHODS
+        if method in item
+    }
+    assert set(answers) == documented  # every operation's success compared
+
+    for (path, method), real in answers.items():
+        example = success_example(spec, path, method)
+        assert real["message"] == example["message"], (method, path)
+        assert_like(real, example, f"{method} {path}")
