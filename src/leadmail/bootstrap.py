@@ -22,6 +22,7 @@ from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.http.app import build_app
 from leadmail.adapters.mail.factory import email_provider_from
+from leadmail.adapters.mail.providers import PROVIDER_NAMES
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.leads import MemoryLeadRepository
@@ -189,5 +190,7 @@ def create_app(
         version=version("leadmail"),
         max_body_bytes=settings.max_body_bytes,
         sender_required=not settings.email_default_from,
+        # Stored messages name the provider that took them: any known one, or this one.
+        providers=sorted({*PROVIDER_NAMES, adapters.provider.name}),
         lifespan=[lifespan],
     )

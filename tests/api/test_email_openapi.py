@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from leadmail.adapters.mail.providers import PROVIDER_NAMES
 from tests.api.support import Api, email_settings, json_schema_of, open_api, resolve_ref
 from tests.support.envelope import (
     MESSAGE_FIELDS,
@@ -174,3 +175,13 @@ def test_the_rules_of_each_body_are_stated(spec: dict[str, Any]) -> None:
     assert send["subject"]["maxLength"] == 998
     [key] = [p for p in spec["paths"][SEND]["post"]["parameters"] if p["name"] == "Idempotency-Key"]
     assert (key["schema"]["minLength"], key["schema"]["maxLength"]) == (1, 256)
+
+
+def test_a_messages_status_and_provider_are_closed_lists(spec: dict[str, Any]) -> None:
+    message = spec["components"]["schemas"]["Message"]["properties"]
+
+    status = resolve_ref(spec, message["status"])
+    assert sorted(status["enum"]) == ["failed", "pending", "sent"]
+    # Every provider a stored message may name: each known one, and the one configured
+    # (these tests run on the recording provider).
+    assert set(message["provider"]["enum"]) == {*PROVIDER_NAMES, "recording"}

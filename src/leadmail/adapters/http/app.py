@@ -39,11 +39,13 @@ def build_app(
     version: str,
     max_body_bytes: int,
     sender_required: bool = True,
+    providers: Sequence[str] = (),
     lifespan: Sequence[Callable[[Litestar], AbstractAsyncContextManager[None]]] = (),
     debug: bool = False,
 ) -> Litestar:
     """``sender_required``: no default sender is configured (the document then says a
-    send must name its ``from``)."""
+    send must name its ``from``). ``providers``: every name a message's ``provider`` can
+    hold (the document lists them; none: any text)."""
     app = TracedLitestar(
         route_handlers=[
             bound_controller(LeadController, leads=services.leads),
@@ -72,5 +74,6 @@ def build_app(
         app.plugins.get(OpenAPIPlugin).provide_openapi(),
         REPLAYABLE,
         sender_required=sender_required,
+        providers=providers,
     )
     return app

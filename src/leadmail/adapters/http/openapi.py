@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from litestar.openapi import OpenAPIConfig, ResponseSpec
@@ -137,13 +137,24 @@ _HEADER_TEXT = {
 }
 
 
-def finish(document: OpenAPI, replayable: Iterable[str], *, sender_required: bool) -> None:
+def finish(
+    document: OpenAPI,
+    replayable: Iterable[str],
+    *,
+    sender_required: bool,
+    providers: Sequence[str] = (),
+) -> None:
     """Plain component names, and the headers each response carries: ``X-Request-ID`` on
     all, ``Retry-After`` on 503, ``WWW-Authenticate`` on 401, ``Idempotent-Replayed`` on
     the success of the operations in ``replayable`` (their operation ids)."""
     renames = {cls.__name__: name for cls, name in COMPONENT_NAMES.items()}
     schemas_ = document.components.schemas
     state_rules(schemas_, sender_required=sender_required)
+    message = schemas_.get(schemas.MessageOut.__name__)
+    if providers and isinstance(message, Schema) and message.properties:
+        provider = message.properties["provider"]
+        if isinstance(provider, Schema):
+            provider.enum = list(providers)
     for cls in REQUEST_BODIES:  # msgspec refuses unknown fields; say so
         body = schemas_.get(cls.__name__)
         if isinstance(body, Schema):

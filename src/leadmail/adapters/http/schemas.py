@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import msgspec
 
 from leadmail.adapters.http.timestamps import to_iso
-from leadmail.domain.email import Message
+from leadmail.domain.email import Message, MessageStatus
 from leadmail.domain.lead_listing import LeadPage
 from leadmail.domain.leads import Lead
 from leadmail.domain.templates import Template
@@ -109,7 +109,7 @@ class SendTemplateIn(msgspec.Struct, forbid_unknown_fields=True):
 
 class MessageOut(msgspec.Struct):
     id: str
-    status: str
+    status: MessageStatus
     provider: str
     provider_message_id: str | None
     to: list[str]
@@ -125,7 +125,7 @@ class MessageOut(msgspec.Struct):
     def of(cls, message: Message) -> MessageOut:
         return cls(
             id=message.message_id,
-            status=str(message.status),
+            status=message.status,
             provider=message.provider,
             provider_message_id=message.provider_message_id,
             to=list(message.to),
