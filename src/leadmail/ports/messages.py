@@ -19,7 +19,8 @@ class MessageRepository(Protocol):
         ...
 
     async def update(self, messages: Sequence[Message]) -> None:
-        """Store the new status, attempts, provider id, last error and updated_at."""
+        """Store the new status, attempts, provider id, last error and updated_at of these
+        messages, found by their ids (ours, unique across accounts)."""
         ...
 
     async def get(self, account_id: str, message_id: str) -> Message | None: ...

@@ -163,15 +163,19 @@ class Database:
 
     async def execute_many(self, statement: Statement, rows: Sequence[Sequence[Any]]) -> None:
         """The statement once per row, all or none (one pipelined round on Postgres)."""
+        if len(rows) == 1:  # one statement is all or none by itself, and one round trip
+            await self.execute(statement, *rows[0])
+            return
         with translate_errors():
             pool = self._pool
             if pool is not None:
                 transaction = self._transaction.get()
                 if transaction is not None:
-                    connection = transaction.connection
-                    await connection.executemany(statement.postgres, rows)
+                    await transaction.connection.executemany(statement.postgres, rows)
                     return
-                async with pool.acquire() as connection, connection.transaction():
+                # asyncpg's executemany is atomic by itself (one implicit transaction,
+                # ended by its one Sync): no BEGIN and COMMIT round trips around it.
+                async with pool.acquire() as connection:
                     await connection.executemany(statement.postgres, rows)
                 return
             async with self.transaction():
