@@ -79,7 +79,7 @@ def _header(report: dict[str, Any]) -> list[str]:
 def _table(report: dict[str, Any]) -> list[str]:
     head = (
         f"{'id':>3}  {'scenario':<42} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}"
-        f" {'us/req':>7}"
+        f" {'us/req':>7} {'pg us':>6}"
         f" {'RSS MB':>7} {'server':>7} {'load':>5} {'pg':>5} {'irq':>5} {'other':>5}  bound"
     )
     lines = [head, "-" * len(head)]
@@ -94,6 +94,7 @@ def _table(report: dict[str, Any]) -> list[str]:
             f"{row['id']:>3}  {row['title']:<42} {_rate(m['rps']):>8} {m['p50_ms']:>8.1f}"
             f" {m['p99_ms']:>8.1f} {m['errors']:>7,}"
             f" {_num(m.get('server_cpu_us_per_request'), ',.0f'):>7}"
+            f" {_num(m.get('postgres_cpu_us_per_request'), ',.0f'):>6}"
             f" {_num(m['server_rss_mb'], '.0f'):>7}"
             f" {_pct(cpu.get('server'), row['server'] != 'postgres'):>7}"
             f" {_pct(cpu.get('load_generator')):>5} {_pct(cpu.get('postgres')):>5}"
@@ -102,7 +103,8 @@ def _table(report: dict[str, Any]) -> list[str]:
         )
     lines.append(
         "errors: non-2xx answers and socket errors, summed over the measured runs;"
-        " us/req: the server's CPU time per request; RSS: the server's, after its last run"
+        " us/req, pg us: the server's and Postgres' CPU time per request; RSS: the server's,"
+        " after its last run"
     )
     lines.append(
         "server, load, pg, irq: % of one core used by the server, the load generator, the"

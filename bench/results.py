@@ -122,9 +122,12 @@ def median_result(runs: list[LoadResult]) -> dict[str, Any]:
     per_request = [
         10_000 * r.shares.server / r.rps for r in runs if r.shares and r.shares.server and r.rps
     ]
+    # The same for the run's Postgres processes: the statements a request costs the database.
+    pg_per_request = [10_000 * r.shares.postgres / r.rps for r in runs if r.shares and r.rps]
     return {
         "rps": round(med([r.rps for r in runs]), 2),
         "server_cpu_us_per_request": round(med(per_request)) if per_request else None,
+        "postgres_cpu_us_per_request": round(med(pg_per_request)) if pg_per_request else None,
         "p50_ms": round(med([r.p50_ms for r in runs]), 2),
         "p99_ms": round(med([r.p99_ms for r in runs]), 2),
         "errors": sum(r.errors for r in runs),  # all runs: one error is worth seeing
@@ -188,6 +191,43 @@ def checks(report: dict[str, Any]) -> list[dict[str, Any]]:
     add("(3)/(8)", "POST /leads vs the FastAPI peer", ratio("3", "8"), "x", 1.5, True)
     add("(2)/(9)", "the bare insert vs pgbench", ratio("2", "9"), "x", None, True)
     add("(6)/(1)", "email send vs the bare JSON echo", ratio("6", "1"), "x", None, True)
+    # Issue 16: a send against ceiling C (the bare INSERT, httpx POST, UPDATE).
+    add("(6)/(C)", "email send vs ceiling C", ratio("6", "C"), "x", 0.85, True)
+
+    def per_request(sid: str, key: str) -> float | None:
+        value = medians.get(sid, {}).get(key)
+        return float(value) if value else None
+
+    def cost_ratio(a: str, b: str, key: str) -> float | None:
+        x, y = per_request(a, key), per_request(b, key)
+        return round(x / y, 3) if x is not None and y is not None else None
+
+    add(
+        "(6)/(C) CPU",
+        "server CPU per send vs ceiling C's",
+        cost_ratio("6", "C", "server_cpu_us_per_request"),
+        "x",
+        1.15,
+        False,
+    )
+    add(
+        "(6)/(3) pg",
+        "Postgres CPU per send vs per lead insert",
+        cost_ratio("6", "3", "postgres_cpu_us_per_request"),
+        "x",
+        3.0,
+        False,
+    )
+    latency_ms = report["meta"]["settings"]["provider_latency_ms"]
+    p99_send = medians["6"]["p99_ms"] if "6" in medians else None
+    add("p99 (6)", "p99 of a send", p99_send, " ms", 3 * latency_ms, False)
+    bulk = next((r for r in report["scenarios"] if r["id"] == "7"), None)
+    messages_ratio = None
+    if bulk and bulk["median"] and rps("C"):
+        messages = bulk["median"]["rps"] * (bulk["messages_per_request"] or 1)
+        messages_ratio = round(messages / rps("C"), 3)
+    add("(7)/(C)", "template send messages/s vs ceiling C", messages_ratio, "x", 0.85, True)
+    add("(5)/(1g)", "template list vs the bare JSON GET", ratio("5", "1g"), "x", 0.8, True)
     p99 = medians["3"]["p99_ms"] if "3" in medians else None
     connections = report["meta"]["settings"]["connections"]
     add(f"p99 (3) @{connections}", "p99 of POST /leads", p99, " ms", 100.0, False)

@@ -90,6 +90,8 @@ SCENARIOS = [
              "lead_put.lua", note_body),
     Scenario("5", "GET /api/v1/email/templates", "leadmail", "GET",
              "/api/v1/email/templates", "get.lua"),
+    Scenario("C", "ceiling C: INSERT, httpx POST, UPDATE", "ceiling_c", "POST", "/send",
+             "email_send.lua", send_body),
     Scenario("6", "POST /api/v1/email/send", "leadmail", "POST", "/api/v1/email/send",
              "email_send.lua", send_body),
     Scenario("7", "POST /api/v1/email/template x50", "leadmail", "POST",

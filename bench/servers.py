@@ -125,6 +125,7 @@ def build_servers(
         ]  # fmt: skip
 
     bare_env = {**env, "BENCH_DATABASE_URL": db_url, "BENCH_ACCOUNT_ID": account_id}
+    send_env = {**bare_env, "BENCH_PROVIDER_URL": standin_url, "BENCH_PROVIDER_KEY": PROVIDER_KEY}
     ours_env = {
         **env,
         "LEADMAIL_DATABASE_URL": db_url,
@@ -137,6 +138,8 @@ def build_servers(
         "ceiling_a": ("bare Litestar (ceiling A)", "bench.ceilings:json_app", bare_env),
         "ceiling_b": ("bare Litestar + asyncpg (ceiling B)", "bench.ceilings:insert_app",
                       bare_env),
+        "ceiling_c": ("bare Litestar + asyncpg + httpx (ceiling C)",
+                      "bench.ceiling_send:send_app", send_env),
         "leadmail": ("leadmail serve", None, ours_env),
         "peer": ("FastAPI + SQLAlchemy (peer)", "bench.peer_fastapi:app", bare_env),
     }  # fmt: skip
