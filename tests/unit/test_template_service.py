@@ -120,12 +120,12 @@ async def test_a_failed_sync_still_drops_the_snapshot() -> None:
     repository = FailingRepository()
     catalog = Catalog(source("welcome"))
     templates = service(repository, catalog)
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="mid-sync"):
         await templates.sync()
     assert [t.template_id for t in await templates.list()] == ["welcome"]
 
     catalog.sources = [source("a-first"), source("welcome")]
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="mid-sync"):
         await templates.sync()  # wrote a part ("a-first") before failing
 
     assert [t.template_id for t in await templates.list()] == ["a-first"]
