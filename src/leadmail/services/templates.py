@@ -17,6 +17,10 @@ from leadmail.domain.templates import Template
 from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 
 
+# The stored templates in id order, and by id.
+Snapshot = tuple[list[Template], dict[str, Template]]
+
+
 class TemplateService:
     def __init__(
         self, catalog: TemplateCatalog, templates: TemplateRepository, clock: Clock = utc_now
@@ -24,7 +28,7 @@ class TemplateService:
         self._catalog = catalog
         self._templates = templates
         self._clock = clock
-        self._snapshot: tuple[list[Template], dict[str, Template]] | None = None
+        self._snapshot: Snapshot | None = None
         # Bumped by every write: a read that began before one must not keep what it read.
         self._generation = 0
 
@@ -51,7 +55,7 @@ class TemplateService:
         self._generation += 1
         self._snapshot = None
 
-    async def _read(self) -> tuple[list[Template], dict[str, Template]]:
+    async def _read(self) -> Snapshot:
         snapshot = self._snapshot
         if snapshot is not None:
             return snapshot
