@@ -16,7 +16,6 @@ from leadmail.domain.errors import TemplateNotFound
 from leadmail.domain.templates import Template
 from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 
-
 # The stored templates in id order, and by id.
 Snapshot = tuple[list[Template], dict[str, Template]]
 
