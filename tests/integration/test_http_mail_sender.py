@@ -21,7 +21,7 @@ from leadmail.adapters.mail import console as console_module
 from leadmail.adapters.mail import http as http_module
 from leadmail.adapters.mail.console import ConsoleEmailProvider
 from leadmail.adapters.mail.dialects.base import MAX_PROVIDER_TEXT
-from leadmail.adapters.mail.http import SHARDS, HttpEmailProvider
+from leadmail.adapters.mail.http import MAX_CONNECTIONS, HttpEmailProvider
 from leadmail.adapters.mail.providers import dialect_for
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
 from leadmail.domain.email import OutgoingEmail
@@ -102,14 +102,38 @@ async def test_a_2xx_without_the_expected_body_still_counts_as_sent(
 async def test_each_send_is_one_attempt_on_a_kept_alive_connection(
     standin: ProviderStandin, sender: HttpEmailProvider
 ) -> None:
-    # Sends go round the sender's SHARDS independent pools: each opens one connection on
-    # its first send and keeps reusing it.
-    sends = 3 * SHARDS
-    ids = [await sender.send(EMAIL, message_id=f"msg_{i}") for i in range(sends)]
+    # One send at a time: each takes the connection the last one freed.
+    ids = [await sender.send(EMAIL, message_id=f"msg_{i}") for i in range(20)]
 
-    assert len(set(ids)) == sends
-    assert len(standin.requests) == sends
-    assert standin.connections_opened == SHARDS
+    assert len(set(ids)) == 20
+    assert len(standin.requests) == 20
+    assert standin.connections_opened == 1
+
+
+async def test_concurrent_sends_each_have_a_connection_and_keep_them(
+    standin: ProviderStandin, sender: HttpEmailProvider
+) -> None:
+    async def round_of(n: int, tag: str) -> list[str | None]:
+        return await asyncio.gather(
+            *(sender.send(EMAIL, message_id=f"msg_{tag}{i}") for i in range(n))
+        )
+
+    first = await round_of(8, "a")
+    second = await round_of(8, "b")
+
+    assert len({*first, *second}) == 16
+    assert standin.connections_opened == 8  # the second round reused the first's
+
+
+async def test_sends_beyond_the_connections_wait_for_one_and_all_go(
+    standin: ProviderStandin, sender: HttpEmailProvider
+) -> None:
+    count = MAX_CONNECTIONS + 20
+
+    ids = await asyncio.gather(*(sender.send(EMAIL, message_id=f"msg_{i}") for i in range(count)))
+
+    assert len(set(ids)) == count
+    assert standin.connections_opened <= MAX_CONNECTIONS
 
 
 # Not now: ProviderUnavailable

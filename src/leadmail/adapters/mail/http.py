@@ -9,8 +9,10 @@ the error text a provider sends back is scrubbed of it too.
 from __future__ import annotations
 
 import asyncio
-import itertools
+import collections
 import math
+import urllib.request
+from collections.abc import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -29,27 +31,72 @@ KEEPALIVE_EXPIRY_S = 20.0
 REDACTED = "[redacted]"
 
 
-# httpcore's pool re-examines every connection (a readability syscall each) whenever a
-# request starts or ends: its cost grows with connections x requests in flight. Spreading
-# the connections over a few independent clients divides that work; measured with 50
-# concurrent sends, see the README's Performance section.
-SHARDS = 8
+# httpcore's pool re-examines every pooled connection (a readability syscall each)
+# whenever a request starts or ends: its cost grows with connections x requests in flight
+# (9 ms of CPU per request with one pool of 64-100). So each connection is a pool of its
+# own, and a request takes one that is free (FreeConnections) and calls its transport
+# directly: no request ever queues inside httpcore, each pool examines one connection, and
+# the client layers a provider call does not use (redirects, auth flows, cookies, hooks)
+# are skipped. bench/README.md, "Ceiling C", has the layouts measured.
 
 
-def pooled_client(timeout: float, max_connections: int = MAX_CONNECTIONS) -> httpx.AsyncClient:
-    """A client the provider owns: connections kept open and shared by concurrent sends."""
-    return httpx.AsyncClient(
-        limits=httpx.Limits(
-            max_connections=max_connections,
-            max_keepalive_connections=max_connections,
-            keepalive_expiry=KEEPALIVE_EXPIRY_S,
-        ),
-        timeout=httpx.Timeout(timeout),
-        # A redirect from an email API is a misconfiguration (wrong base URL, a captive
-        # proxy); following it would hand the message and the key to another host.
-        follow_redirects=False,
-        headers={"User-Agent": USER_AGENT},
+def connections_to(base_url: str, count: int) -> list[httpx.AsyncHTTPTransport]:
+    """``count`` transports of one connection each to ``base_url``: one TLS context for all
+    (building one reads the CA bundle, about 25 ms), and the proxy the environment names
+    for that URL (HTTPS_PROXY, NO_PROXY, ...), as an httpx client would use."""
+    ssl_context = httpx.create_ssl_context()
+    proxy = _proxy_for(base_url)
+    limits = httpx.Limits(
+        max_connections=1, max_keepalive_connections=1, keepalive_expiry=KEEPALIVE_EXPIRY_S
     )
+    return [
+        httpx.AsyncHTTPTransport(verify=ssl_context, limits=limits, proxy=proxy)
+        for _ in range(count)
+    ]
+
+
+def _proxy_for(url: str) -> str | None:
+    parts = urlsplit(url)
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    return proxy
+
+
+class FreeConnections:
+    """The transports whose connection is free, the one freed last taken first (so a quiet
+    service keeps reusing one warm connection rather than cycling through cold ones); a
+    request that finds none waits its turn here, in arrival order."""
+
+    def __init__(self, transports: Sequence[httpx.AsyncHTTPTransport]) -> None:
+        self.transports = tuple(transports)
+        self._free = collections.deque(self.transports)
+        self._waiting: collections.deque[asyncio.Future[httpx.AsyncHTTPTransport]] = (
+            collections.deque()
+        )
+
+    async def take(self) -> httpx.AsyncHTTPTransport:
+        if self._free:
+            return self._free.pop()
+        waiter: asyncio.Future[httpx.AsyncHTTPTransport] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._waiting.append(waiter)
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.give(waiter.result())  # handed over as it was cancelled: pass it on
+            raise
+
+    def give(self, transport: httpx.AsyncHTTPTransport) -> None:
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(transport)
+                return
+        self._free.append(transport)
 
 
 class HttpEmailProvider(EmailProvider):
@@ -78,13 +125,12 @@ class HttpEmailProvider(EmailProvider):
         # The key, and for a "user:password" key the password on its own.
         self._secrets = tuple(s for s in (api_key, api_key.partition(":")[2]) if s)
         self._timeout = timeout
-        self._owns_client = client is None
-        self._clients = (
-            [pooled_client(timeout, MAX_CONNECTIONS // SHARDS) for _ in range(SHARDS)]
-            if client is None
-            else [client]
+        self._client = client  # shared, when given: requests go through it
+        self._connections = FreeConnections(
+            connections_to(base, MAX_CONNECTIONS) if client is None else []
         )
-        self._turn = itertools.count()
+        self._request_timeout = httpx.Timeout(timeout).as_dict()
+        self._headers = {"User-Agent": USER_AGENT, **self._auth_headers}
 
     def __repr__(self) -> str:
         # A base URL may carry credentials (https://user:password@host): never shown.
@@ -106,11 +152,13 @@ class HttpEmailProvider(EmailProvider):
         return self._timeout
 
     async def send(self, email: OutgoingEmail, *, message_id: str) -> str | None:
-        request = self._dialect.build(email, message_id)
+        request = self._http_request(self._dialect.build(email, message_id))
         try:
             async with asyncio.timeout(self._timeout):
-                client = self._clients[next(self._turn) % len(self._clients)]
-                response = await client.send(self._http_request(client, request))
+                if self._client is not None:
+                    response = await self._client.send(request)
+                else:
+                    response = await self._exchange(request)
         except (TimeoutError, httpx.TimeoutException) as e:
             raise ProviderUnavailable(
                 f"{self.name} did not answer within {self._timeout:g} s"
@@ -121,27 +169,40 @@ class HttpEmailProvider(EmailProvider):
             ) from e
         return self._outcome(response)
 
-    async def close(self) -> None:
-        if self._owns_client:
-            for client in self._clients:
-                await client.aclose()
+    async def _exchange(self, request: httpx.Request) -> httpx.Response:
+        """One request on a free connection, its answer read whole. The transport follows
+        no redirect: a 3xx comes back as an answer (see _outcome)."""
+        transport = await self._connections.take()
+        try:
+            response = await transport.handle_async_request(request)
+            try:
+                await response.aread()
+            finally:
+                await response.aclose()
+            return response
+        finally:
+            self._connections.give(transport)
 
-    def _http_request(self, client: httpx.AsyncClient, request: ProviderRequest) -> httpx.Request:
-        headers = {**request.headers, **self._auth_headers}
+    async def close(self) -> None:
+        for transport in self._connections.transports:
+            await transport.aclose()
+
+    def _http_request(self, request: ProviderRequest) -> httpx.Request:
         url = self._base_url + request.path
-        timeout = httpx.Timeout(self._timeout)
+        headers = {**request.headers, **self._headers}
+        extensions = {"timeout": self._request_timeout}
         if request.json is not None:
-            return client.build_request(
-                request.method, url, headers=headers, json=request.json, timeout=timeout
+            return httpx.Request(
+                request.method, url, headers=headers, json=request.json, extensions=extensions
             )
         # Form fields as multipart/form-data, the encoding the provider describes; a
         # (None, value) "file" is a plain field: no filename, no content type.
-        return client.build_request(
+        return httpx.Request(
             request.method,
             url,
             headers=headers,
             files=[(name, (None, value.encode())) for name, value in request.form],
-            timeout=timeout,
+            extensions=extensions,
         )
 
     def _outcome(self, response: httpx.Response) -> str | None:
