@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from collections.abc import Callable
+from typing import Annotated, Any, ClassVar, cast
 
-from litestar import Controller, Request, Response, get, post
+import msgspec
+from litestar import Controller, MediaType, Request, Response, get, post
 from litestar.params import FromPath, HeaderParameter, JSONBody
 
 from leadmail.adapters.http.discovery import options_for
@@ -74,6 +76,24 @@ def sent_message(result: SendResult) -> str:
     )
 
 
+class EncodedOnce:
+    """An answer encoded once per source: kept while the source is the same object."""
+
+    def __init__(self) -> None:
+        self._source: object = None
+        self._encoded = b""
+
+    def of(self, source: object, encode: Callable[[], bytes]) -> bytes:
+        if source is not self._source:
+            self._encoded, self._source = encode(), source
+        return self._encoded
+
+
+# TemplateService.list hands back the same list until templates are written: the list of
+# templates is encoded once per change of the catalog.
+_TEMPLATE_LIST = EncodedOnce()
+
+
 class EmailController(Controller):
     path = "/api/v1/email"
     tags = ["email"]
@@ -96,7 +116,7 @@ class EmailController(Controller):
         operation_id="listTemplates",
         responses=error_responses(),
     )
-    async def list_templates(self) -> TemplateListEnvelope:
+    async def list_templates(self) -> Response[TemplateListEnvelope]:
         return await self._templates()
 
     # The spelling the spec's samples use. Documented, as deprecated: its path also takes
@@ -108,7 +128,7 @@ class EmailController(Controller):
         deprecated=True,
         responses=error_responses(),
     )
-    async def list_templates_alias(self) -> TemplateListEnvelope:
+    async def list_templates_alias(self) -> Response[TemplateListEnvelope]:
         return await self._templates()
 
     @post(
@@ -188,11 +208,18 @@ class EmailController(Controller):
         message = await self.messages.get(request.user.account_id, message_id)
         return MessageEnvelope.of("Message retrieved", MessageOut.of(message))
 
-    async def _templates(self) -> TemplateListEnvelope:
+    async def _templates(self) -> Response[TemplateListEnvelope]:
         templates = await self.templates.list()
-        return TemplateListEnvelope.of(
-            "Templates retrieved", [TemplateOut.of(t) for t in templates]
+        body = _TEMPLATE_LIST.of(
+            templates,
+            lambda: msgspec.json.encode(
+                TemplateListEnvelope.of(
+                    "Templates retrieved", [TemplateOut.of(t) for t in templates]
+                )
+            ),
         )
+        # Bytes go out as they are; the annotation keeps the document's schema.
+        return Response(cast(TemplateListEnvelope, body), media_type=MediaType.JSON)
 
     async def _send_template(
         self, request: AuthedRequest, data: SendTemplateIn, idempotency_key: str | None
