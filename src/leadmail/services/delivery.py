@@ -69,6 +69,9 @@ class Delivery:
     async def deliver(self, pairs: Sequence[tuple[OutgoingEmail, Message]]) -> list[Outcome]:
         """Deliver each email as its message, concurrently, within one deadline."""
         deadline = self._timer.monotonic() + self._settings.retry.deadline
+        if len(pairs) == 1:  # a plain send: no task and no gather around one call
+            [(email, message)] = pairs
+            return [await self._one(email, message, deadline)]
         return list(
             await asyncio.gather(*(self._one(email, message, deadline) for email, message in pairs))
         )

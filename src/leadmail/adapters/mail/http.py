@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+import msgspec
 import structlog
 
 from leadmail.adapters.mail.dialects.base import MAX_PROVIDER_TEXT, Dialect, ProviderRequest
@@ -193,7 +194,11 @@ class HttpEmailProvider(EmailProvider):
         extensions = {"timeout": self._request_timeout}
         if request.json is not None:
             return httpx.Request(
-                request.method, url, headers=headers, json=request.json, extensions=extensions
+                request.method,
+                url,
+                headers={**headers, "Content-Type": "application/json"},
+                content=msgspec.json.encode(request.json),  # compact UTF-8, as httpx's json=
+                extensions=extensions,
             )
         # Form fields as multipart/form-data, the encoding the provider describes; a
         # (None, value) "file" is a plain field: no filename, no content type.
