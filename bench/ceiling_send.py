@@ -61,6 +61,7 @@ from litestar.datastructures import State
 from litestar.exceptions import HTTPException
 from litestar.params import JSONBody
 
+from bench.ceilings import Envelope
 from leadmail.adapters.db.pool import light_reset
 from leadmail.config import Settings
 
@@ -88,13 +89,6 @@ class MessageOut(msgspec.Struct):
     provider_message_id: str
     created_at: datetime
     updated_at: datetime
-
-
-class Envelope(msgspec.Struct):
-    success: bool
-    message: str
-    error: str
-    data: object
 
 
 INSERT = """
