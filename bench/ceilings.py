@@ -77,17 +77,21 @@ RETURNING lead_id, name, email, source, note, created_at, updated_at
 """
 
 
-@contextlib.asynccontextmanager
-async def _pool(app: Litestar) -> AsyncIterator[None]:
-    # The same pool bounds leadmail gets from LEADMAIL_DB_POOL_MIN/MAX, read the same way.
+async def open_pool() -> asyncpg.Pool:
+    """The pool of ceilings B and C: the bounds leadmail gets from LEADMAIL_DB_POOL_MIN/MAX,
+    read the same way, and the release leadmail's pool uses (no second query per release)."""
     settings = Settings.from_env()
-    pool = await asyncpg.create_pool(
+    return await asyncpg.create_pool(
         os.environ["BENCH_DATABASE_URL"],
         min_size=settings.db_pool_min,
         max_size=settings.db_pool_max,
-        # The release leadmail's pool uses (no second query per release): same footing.
         reset=light_reset,
     )
+
+
+@contextlib.asynccontextmanager
+async def _pool(app: Litestar) -> AsyncIterator[None]:
+    pool = await open_pool()
     app.state.pool = pool
     app.state.account_id = os.environ["BENCH_ACCOUNT_ID"]
     try:

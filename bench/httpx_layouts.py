@@ -2,7 +2,7 @@
 
     python -m bench.httpx_layouts [--layouts 1x100:rr,8x8:rr,64x1:free] [--repeats 3]
 
-Each layout is ``CLIENTSxCONNECTIONS:PICK[:CALL[:EXPIRY]]`` (bench/ceiling_send.py says
+Each layout is ``CLIENTSxCONNECTIONS:PICK[:CALL[:EXPIRY]]`` (bench/send_layouts.py says
 what they mean; CALL is ``client`` and EXPIRY, the keep-alive expiry, httpx's 5 s unless
 given). Every layout runs as its own ceiling C server,
 started the way bench/run.py starts the ceilings (one process pinned to the server's
@@ -37,6 +37,7 @@ from bench.options import parse_args as parse_bench_args
 from bench.pinning import PinnedPostgres
 from bench.probes import probe
 from bench.scenarios import SCENARIOS
+from bench.send_layouts import Layout
 from bench.servers import build_servers, child_env, start_servers, start_standin
 
 DEFAULT_LAYOUTS = (
@@ -44,39 +45,6 @@ DEFAULT_LAYOUTS = (
     "8x8:free,16x4:free,64x1:free,64x1:free:transport"
 )
 OUTPUT = ROOT / "bench" / "results" / "httpx-layouts.json"
-
-
-@dataclasses.dataclass(frozen=True)
-class Layout:
-    clients: int
-    connections: int
-    pick: str
-    call: str
-    expiry: str  # seconds, or "none"
-
-    @classmethod
-    def parse(cls, text: str) -> Layout:
-        size, pick, *rest = text.split(":")
-        clients, connections = (int(n) for n in size.split("x"))
-        call = rest[0] if rest else "client"
-        expiry = rest[1] if len(rest) > 1 else "5"
-        if pick not in ("free", "rr") or call not in ("client", "transport"):
-            raise ValueError(f"not a layout: {text!r}")
-        return cls(clients, connections, pick, call, expiry)
-
-    @property
-    def name(self) -> str:
-        tail = "" if self.expiry == "5" else f":{self.expiry}"
-        return f"{self.clients}x{self.connections}:{self.pick}:{self.call}{tail}"
-
-    def env(self) -> dict[str, str]:
-        return {
-            "BENCH_SEND_CLIENTS": str(self.clients),
-            "BENCH_SEND_CONNECTIONS": str(self.connections),
-            "BENCH_SEND_PICK": self.pick,
-            "BENCH_SEND_CALL": self.call,
-            "BENCH_SEND_KEEPALIVE_EXPIRY": self.expiry,
-        }
 
 
 def summary(runs: list[LoadResult]) -> dict[str, Any]:
