@@ -7,7 +7,7 @@ from pathlib import Path
 
 from leadmail.adapters.http.envelopes import LeadExistsEnvelope, ValidationErrorEnvelope
 from leadmail.adapters.http.error_table import ALL, BY_CLASS, with_status
-from leadmail.adapters.http.openapi import describe, error_responses
+from leadmail.adapters.http.operation_errors import describe, error_responses
 from leadmail.domain.errors import LeadNotFound, ValidationFailed
 from leadmail.ports.errors import DuplicateLead
 

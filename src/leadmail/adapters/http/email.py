@@ -19,7 +19,7 @@ from leadmail.adapters.http.envelopes import (
     TemplateSendRejectedEnvelope,
     TemplateSendUnavailableEnvelope,
 )
-from leadmail.adapters.http.openapi import error_responses
+from leadmail.adapters.http.operation_errors import error_responses
 from leadmail.adapters.http.schemas import (
     MessageOut,
     MessagesOut,

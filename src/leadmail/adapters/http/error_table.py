@@ -1,6 +1,6 @@
 """Every failure the API can answer with, once: its status, code, short message and what it
 means. The exception handlers (errors.py) answer from it, and the OpenAPI document
-(openapi.py) describes each status from it."""
+(operation_errors.py) describes each status from it."""
 
 from __future__ import annotations
 

@@ -10,13 +10,20 @@ to the real answers.)
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 from litestar import Response
+from litestar.openapi.spec import (
+    Example,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    Operation,
+    Reference,
+    RequestBody,
+)
 
-from leadmail.adapters.http import envelopes, schemas
+from leadmail.adapters.http import envelopes, samples, schemas
 from leadmail.adapters.http.error_table import (
     BY_CLASS,
     INTERNAL_ERROR,
@@ -34,8 +41,7 @@ from leadmail.adapters.http.schemas import (
     MessagesOut,
     TemplateOut,
 )
-from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
-from leadmail.domain.email import Message, MessageStatus, SenderNotAllowed
+from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import (
     FieldError,
     LeadmailError,
@@ -47,71 +53,8 @@ from leadmail.domain.errors import (
 )
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.lead_listing import LeadPage, PageCursor
-from leadmail.domain.leads import Lead
-from leadmail.domain.templates import Template
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
-from leadmail.services.results import DeliveryRejected, DeliveryUnavailable, SendResult
-
-_AT = datetime(2026, 3, 2, 9, 30, 15, 123000, tzinfo=UTC)
-_ACCOUNT = "acc_Xq3T9mRk2LpW8vNb"
-_SENDER = "admissions@northwind.example.com"
-
-_LEAD = Lead(
-    lead_id="ld_3kTMd9PqW7bXo2vL1cYh8A",
-    account_id=_ACCOUNT,
-    name="Ada Lovelace",
-    email="ada@example.com",
-    source="open-day",
-    note="Asked about the March cohort",
-    phone="+44 20 7946 0958",
-    created_at=_AT,
-    updated_at=_AT,
-)
-_TEMPLATE = Template(
-    template_id="welcome",
-    name="Welcome",
-    subject="Welcome to {{school_name}}, {{first_name}}",
-    body=(
-        "<p>Hi {{first_name}},</p><p>Browse our courses at"
-        ' <a href="{{courses_link}}">{{courses_link}}</a>, or write to {{contact_email}}.</p>'
-    ),
-    created_at=_AT,
-)
-
-
-def _message(
-    to: str,
-    status: MessageStatus,
-    *,
-    template: bool = False,
-    number: int = 1,
-    error: str = "",
-    attempts: int = 1,
-) -> Message:
-    return Message(
-        message_id=f"msg_Vb7Qw2Lr9TzK4mXc8HnP{number}A",
-        account_id=_ACCOUNT,
-        sender=_SENDER,
-        to=(to,),
-        subject="Welcome to Northwind Academy, Ada" if template else "Your open day place",
-        template_id="welcome" if template else None,
-        status=status,
-        provider="resend",
-        provider_message_id=(
-            f"4ef9a417-02e9-4d39-ad75-9611e0fcc33{number}" if status is MessageStatus.SENT else None
-        ),
-        attempts=attempts,
-        last_error=error,
-        created_at=_AT,
-        updated_at=_AT,
-    )
-
-
-_SENT = _message("ada@example.com", MessageStatus.SENT)
-_SENT_FROM_TEMPLATE = [
-    _message("ada@example.com", MessageStatus.SENT, template=True, number=1),
-    _message("grace@example.com", MessageStatus.SENT, template=True, number=2),
-]
+from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 
 # --- request bodies, by wire class --------------------------------------------------
 
@@ -134,35 +77,39 @@ REQUESTS: dict[type[Any], dict[str, Any]] = {
         "to": "ada@example.com",
         "subject": "Your open day place",
         "html": "<p>See you on Saturday at 10:00.</p>",
-        "from": _SENDER,
+        "from": samples.SENDER,
     },
     schemas.SendTemplateIn: {
         "to": ["ada@example.com", "grace@example.com"],
         "template_id": "welcome",
         "variables": _WELCOME_VARIABLES,
-        "from": _SENDER,
+        "from": samples.SENDER,
     },
 }
 
 # --- successes, by operation id -----------------------------------------------------
 
-_LEAD_OUT = LeadOut.of(_LEAD)
+_LEAD_OUT = LeadOut.of(samples.LEAD)
 SUCCESSES: dict[str, msgspec.Struct] = {
     "listTemplates": envelopes.TemplateListEnvelope.of(
-        "Templates retrieved", [TemplateOut.of(_TEMPLATE)]
+        "Templates retrieved", [TemplateOut.of(samples.TEMPLATE)]
     ),
     "listTemplatesAlias": envelopes.TemplateListEnvelope.of(
-        "Templates retrieved", [TemplateOut.of(_TEMPLATE)]
+        "Templates retrieved", [TemplateOut.of(samples.TEMPLATE)]
     ),
-    "sendEmail": envelopes.MessageEnvelope.of("Email sent", MessageOut.of(_SENT)),
+    "sendEmail": envelopes.MessageEnvelope.of("Email sent", MessageOut.of(samples.SENT)),
     "sendTemplateEmail": envelopes.MessageListEnvelope.of(
         "Email sent to 2 recipients",
-        MessagesOut([MessageOut.of(m) for m in _SENT_FROM_TEMPLATE]),
+        MessagesOut([MessageOut.of(m) for m in samples.SENT_FROM_TEMPLATE]),
     ),
-    "getMessage": envelopes.MessageEnvelope.of("Message retrieved", MessageOut.of(_SENT)),
+    "getMessage": envelopes.MessageEnvelope.of("Message retrieved", MessageOut.of(samples.SENT)),
     "listLeads": envelopes.LeadPageEnvelope.of(
         "Leads retrieved",
-        LeadPageOut.of(LeadPage([_LEAD], PageCursor(_LEAD.created_at, _LEAD.lead_id).encode())),
+        LeadPageOut.of(
+            LeadPage(
+                [samples.LEAD], PageCursor(samples.LEAD.created_at, samples.LEAD.lead_id).encode()
+            )
+        ),
     ),
     "addLead": envelopes.LeadEnvelope.of("Lead added", _LEAD_OUT),
     "getLead": envelopes.LeadEnvelope.of("Lead retrieved", _LEAD_OUT),
@@ -170,38 +117,18 @@ SUCCESSES: dict[str, msgspec.Struct] = {
         "Lead updated",
         LeadOut.of(
             dataclasses.replace(
-                _LEAD, note="Enrolled in the March cohort", updated_at=_AT.replace(hour=11)
+                samples.LEAD,
+                note="Enrolled in the March cohort",
+                updated_at=samples.AT.replace(hour=11),
             )
         ),
     ),
     "deleteLead": envelopes.DeletedLeadEnvelope.of(
-        "Lead deleted", DeletedOut(lead_id=_LEAD.lead_id)
+        "Lead deleted", DeletedOut(lead_id=samples.LEAD.lead_id)
     ),
 }
 
 # --- failures -----------------------------------------------------------------------
-
-
-def _failed_send(*, per_recipient: bool, unavailable: bool) -> LeadmailError:
-    """A send the provider refused, or could not take in three tries."""
-    cause = (
-        ProviderUnavailable("no answer within 10 s")
-        if unavailable
-        else ProviderRejected(422, "The 'to' address is not a valid mailbox")
-    )
-    failed = _message(
-        "grace@example.com",
-        MessageStatus.FAILED,
-        template=per_recipient,
-        number=2,
-        error=cause.message,
-        attempts=3 if unavailable else 1,
-    )
-    messages = [_SENT_FROM_TEMPLATE[0], failed] if per_recipient else [failed]
-    result = SendResult(messages, {failed.message_id: cause}, per_recipient=per_recipient)
-    failure = result.failure
-    assert failure is not None
-    return failure
 
 
 # One failure the service raises, per code; the send failures by the envelope they travel in.
@@ -216,16 +143,20 @@ _RAISED: dict[str, LeadmailError] = {
     "LEAD_NOT_FOUND": LeadNotFound("ld_3kTMd9PqW7bXo2vL1cYh8A"),
     "TEMPLATE_NOT_FOUND": TemplateNotFound("welcom"),
     "MESSAGE_NOT_FOUND": MessageNotFound("msg_Vb7Qw2Lr9TzK4mXc8HnP1A"),
-    "LEAD_EXISTS": DuplicateLead(_LEAD.lead_id),
+    "LEAD_EXISTS": DuplicateLead(samples.LEAD.lead_id),
     "IDEMPOTENCY_KEY_REUSED": IdempotencyKeyReused(),
     "IDEMPOTENCY_IN_PROGRESS": IdempotencyInProgress(),
     "STORAGE_UNAVAILABLE": StorageUnavailable(),
 }
 _SENDS: dict[type[Any], LeadmailError] = {
-    envelopes.SendRejectedEnvelope: _failed_send(per_recipient=False, unavailable=False),
-    envelopes.SendUnavailableEnvelope: _failed_send(per_recipient=False, unavailable=True),
-    envelopes.TemplateSendRejectedEnvelope: _failed_send(per_recipient=True, unavailable=False),
-    envelopes.TemplateSendUnavailableEnvelope: _failed_send(per_recipient=True, unavailable=True),
+    envelopes.SendRejectedEnvelope: samples.failed_send(per_recipient=False, unavailable=False),
+    envelopes.SendUnavailableEnvelope: samples.failed_send(per_recipient=False, unavailable=True),
+    envelopes.TemplateSendRejectedEnvelope: samples.failed_send(
+        per_recipient=True, unavailable=False
+    ),
+    envelopes.TemplateSendUnavailableEnvelope: samples.failed_send(
+        per_recipient=True, unavailable=True
+    ),
 }
 # The failures the framework meets before a service does.
 _FRAMEWORK: dict[ErrorKind, Response[Any]] = {
@@ -260,3 +191,42 @@ def failure(kind: ErrorKind, sends: tuple[type[Any], type[Any]] | None) -> Any:
 
 def success(operation_id: str) -> Any:
     return msgspec.to_builtins(SUCCESSES[operation_id])
+
+
+# --- in the document ------------------------------------------------------------------
+
+
+class VerbatimExample(Example):
+    """An example whose value is written as given. Litestar leaves every None out of what it
+    writes, values of examples included; an example must show the nulls the server sends."""
+
+    def to_schema(self) -> dict[str, Any]:
+        schema = super().to_schema()
+        schema["value"] = self.value
+        return schema
+
+
+class VerbatimExampleMedia(OpenAPIMediaType):
+    """A media object whose ``example`` is written as given (see VerbatimExample)."""
+
+    def to_schema(self) -> dict[str, Any]:
+        schema = super().to_schema()
+        schema["example"] = self.example
+        return schema
+
+
+def _with_example(media: OpenAPIMediaType, example: Any) -> VerbatimExampleMedia:
+    return VerbatimExampleMedia(schema=media.schema, example=example, encoding=media.encoding)
+
+
+def state_examples(operation: Operation, requests: dict[str, Any]) -> None:
+    """The request body's example (by its component) and the success's (by operation)."""
+    body = operation.request_body
+    if isinstance(body, RequestBody):
+        for kind, media in body.content.items():
+            if isinstance(media.schema, Reference):
+                body.content[kind] = _with_example(media, requests[media.schema.ref])
+    ok = operation.responses.get("200") if operation.responses else None
+    if isinstance(ok, OpenAPIResponse) and ok.content and operation.operation_id:
+        for kind, media in ok.content.items():
+            ok.content[kind] = _with_example(media, success(operation.operation_id))

@@ -14,7 +14,7 @@ from leadmail.adapters.http.envelopes import (
     LeadEnvelope,
     LeadPageEnvelope,
 )
-from leadmail.adapters.http.openapi import error_responses
+from leadmail.adapters.http.operation_errors import error_responses
 from leadmail.adapters.http.schemas import (
     DeletedOut,
     LeadIn,

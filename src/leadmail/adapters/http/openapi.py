@@ -1,25 +1,22 @@
-"""OpenAPI: the Bearer scheme, each operation's own errors from the error table, plain
-component names and the response headers every answer carries."""
+"""OpenAPI: the Bearer scheme, and the document Litestar builds finished: plain component
+names, the rules and examples of bodies and parameters, closed lists, and the response
+headers every answer carries. Each operation's errors: operation_errors.py."""
 
 from __future__ import annotations
 
 import dataclasses
-import operator
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from litestar.openapi import OpenAPIConfig, ResponseSpec
+from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import (
     Components,
     Example,
     OpenAPI,
     OpenAPIHeader,
-    OpenAPIMediaType,
     OpenAPIResponse,
-    Operation,
     Parameter,
     Reference,
-    RequestBody,
     Schema,
     SecurityScheme,
 )
@@ -29,82 +26,11 @@ from leadmail.adapters.http import envelopes, examples, schemas
 from leadmail.adapters.http.docs import docs_plugins
 from leadmail.adapters.http.envelopes import (
     ErrorEnvelope,
-    InternalErrorEnvelope,
-    LeadExistsEnvelope,
-    ValidationErrorEnvelope,
 )
 from leadmail.adapters.http.error_table import (
-    BY_CLASS,
-    INTERNAL_ERROR,
-    MALFORMED_JSON,
     METHOD_NOT_ALLOWED,
-    PAYLOAD_TOO_LARGE,
-    ErrorKind,
 )
 from leadmail.adapters.http.rules import state_parameter_rules, state_rules
-from leadmail.domain.errors import LeadmailError, Unauthorized
-from leadmail.ports.errors import StorageUnavailable
-
-# What every operation can answer: a bad key, a bug, the database away.
-_EVERYWHERE = (BY_CLASS[Unauthorized], INTERNAL_ERROR, BY_CLASS[StorageUnavailable])
-# What an operation with a JSON body can answer besides.
-_WITH_BODY = (MALFORMED_JSON, PAYLOAD_TOO_LARGE)
-# Codes whose envelope carries typed ``data`` (the send failures' depends on the operation).
-_DATA = {
-    "VALIDATION_FAILED": ValidationErrorEnvelope,
-    "LEAD_EXISTS": LeadExistsEnvelope,
-    "INTERNAL_ERROR": InternalErrorEnvelope,
-}
-
-
-def error_responses(
-    *errors: type[LeadmailError],
-    body: bool = False,
-    sends: tuple[type[Any], type[Any]] | None = None,
-) -> dict[int, ResponseSpec]:
-    """The error responses of one operation: those it declares (``errors``), those of a
-    JSON body, and those of every operation. ``sends``: the envelopes of its send
-    failures, refused (502) and unavailable (503)."""
-    kinds = [*_EVERYWHERE, *(_WITH_BODY if body else ()), *(BY_CLASS[e] for e in errors)]
-    by_status: dict[int, list[ErrorKind]] = {}
-    for kind in kinds:
-        if kind not in by_status.setdefault(kind.status, []):
-            by_status[kind.status].append(kind)
-    return {
-        status: ResponseSpec(
-            data_container=_envelope(found, sends),
-            description=describe(found),
-            generate_examples=False,
-            examples=[
-                VerbatimExample(
-                    id=kind.code, summary=kind.when, value=examples.failure(kind, sends)
-                )
-                for kind in sorted(found, key=operator.attrgetter("code"))
-            ],
-        )
-        for status, found in sorted(by_status.items())
-    }
-
-
-def describe(kinds: Iterable[ErrorKind]) -> str:
-    """What a status means for an operation, code by code."""
-    ordered = sorted(kinds, key=operator.attrgetter("code"))
-    return "; ".join(f"`{kind.code}`: {kind.when}" for kind in ordered)
-
-
-def _envelope(kinds: list[ErrorKind], sends: tuple[type[Any], type[Any]] | None) -> type[Any]:
-    data: dict[str, type[Any]] = dict(_DATA)
-    if sends is not None:
-        data["PROVIDER_REJECTED"], data["PROVIDER_UNAVAILABLE"] = sends
-    typed = {data[kind.code] for kind in kinds if kind.code in data}
-    if not typed:
-        return ErrorEnvelope
-    if len(typed) > 1 or (len(kinds) > 1 and sends is not None and sends[1] not in typed):
-        # Only a send's 503 data is optional (absent when the database failed).
-        codes = ", ".join(kind.code for kind in kinds)
-        raise TypeError(f"one status, several shapes of data: {codes}")
-    return typed.pop()
-
 
 # Component names: the wire classes' names without their In/Out suffixes.
 COMPONENT_NAMES = {
@@ -182,7 +108,7 @@ def finish(
         for operation in (path.get, path.put, path.post, path.delete):
             if operation is None or not operation.responses:
                 continue
-            _state_examples(operation, requests)
+            examples.state_examples(operation, requests)
             for parameter in operation.parameters or ():
                 if isinstance(parameter, Parameter) and not parameter.required:
                     parameter.schema = _not_null(parameter.schema)
@@ -212,42 +138,6 @@ def finish(
                 }
 
 
-class VerbatimExample(Example):
-    """An example whose value is written as given. Litestar leaves every None out of what it
-    writes, values of examples included; an example must show the nulls the server sends."""
-
-    def to_schema(self) -> dict[str, Any]:
-        schema = super().to_schema()
-        schema["value"] = self.value
-        return schema
-
-
-class VerbatimExampleMedia(OpenAPIMediaType):
-    """A media object whose ``example`` is written as given (see VerbatimExample)."""
-
-    def to_schema(self) -> dict[str, Any]:
-        schema = super().to_schema()
-        schema["example"] = self.example
-        return schema
-
-
-def _with_example(media: OpenAPIMediaType, example: Any) -> VerbatimExampleMedia:
-    return VerbatimExampleMedia(schema=media.schema, example=example, encoding=media.encoding)
-
-
-def _state_examples(operation: Operation, requests: dict[str, Any]) -> None:
-    """The request body's example (by its component) and the success's (by operation)."""
-    body = operation.request_body
-    if isinstance(body, RequestBody):
-        for kind, media in body.content.items():
-            if isinstance(media.schema, Reference):
-                body.content[kind] = _with_example(media, requests[media.schema.ref])
-    success = operation.responses.get("200") if operation.responses else None
-    if isinstance(success, OpenAPIResponse) and success.content and operation.operation_id:
-        for kind, media in success.content.items():
-            success.content[kind] = _with_example(media, examples.success(operation.operation_id))
-
-
 def _method_not_allowed() -> OpenAPIResponse:
     """What any path answers to a method it does not take (no operation has it)."""
     return OpenAPIResponse(
@@ -257,7 +147,7 @@ def _method_not_allowed() -> OpenAPIResponse:
         ),
         headers={"Allow": _header("Allow"), "X-Request-ID": _header("X-Request-ID")},
         content={
-            "application/json": VerbatimExampleMedia(
+            "application/json": examples.VerbatimExampleMedia(
                 schema=Reference(ref=f"#/components/schemas/{ErrorEnvelope.__name__}"),
                 example=examples.failure(METHOD_NOT_ALLOWED, None),
             )

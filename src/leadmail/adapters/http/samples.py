@@ -1,0 +1,96 @@
+"""Sample domain objects for the OpenAPI document's examples (examples.py): one school, one
+lead, one template, the messages of a send and of a failed one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
+from leadmail.domain.email import Message, MessageStatus
+from leadmail.domain.errors import LeadmailError
+from leadmail.domain.leads import Lead
+from leadmail.domain.templates import Template
+from leadmail.services.results import SendResult
+
+AT = datetime(2026, 3, 2, 9, 30, 15, 123000, tzinfo=UTC)
+ACCOUNT = "acc_Xq3T9mRk2LpW8vNb"
+SENDER = "admissions@northwind.example.com"
+
+LEAD = Lead(
+    lead_id="ld_3kTMd9PqW7bXo2vL1cYh8A",
+    account_id=ACCOUNT,
+    name="Ada Lovelace",
+    email="ada@example.com",
+    source="open-day",
+    note="Asked about the March cohort",
+    phone="+44 20 7946 0958",
+    created_at=AT,
+    updated_at=AT,
+)
+TEMPLATE = Template(
+    template_id="welcome",
+    name="Welcome",
+    subject="Welcome to {{school_name}}, {{first_name}}",
+    body=(
+        "<p>Hi {{first_name}},</p><p>Browse our courses at"
+        ' <a href="{{courses_link}}">{{courses_link}}</a>, or write to {{contact_email}}.</p>'
+    ),
+    created_at=AT,
+)
+
+
+def message(
+    to: str,
+    status: MessageStatus,
+    *,
+    template: bool = False,
+    number: int = 1,
+    error: str = "",
+    attempts: int = 1,
+) -> Message:
+    return Message(
+        message_id=f"msg_Vb7Qw2Lr9TzK4mXc8HnP{number}A",
+        account_id=ACCOUNT,
+        sender=SENDER,
+        to=(to,),
+        subject="Welcome to Northwind Academy, Ada" if template else "Your open day place",
+        template_id="welcome" if template else None,
+        status=status,
+        provider="resend",
+        provider_message_id=(
+            f"4ef9a417-02e9-4d39-ad75-9611e0fcc33{number}" if status is MessageStatus.SENT else None
+        ),
+        attempts=attempts,
+        last_error=error,
+        created_at=AT,
+        updated_at=AT,
+    )
+
+
+SENT = message("ada@example.com", MessageStatus.SENT)
+SENT_FROM_TEMPLATE = [
+    message("ada@example.com", MessageStatus.SENT, template=True, number=1),
+    message("grace@example.com", MessageStatus.SENT, template=True, number=2),
+]
+
+
+def failed_send(*, per_recipient: bool, unavailable: bool) -> LeadmailError:
+    """A send the provider refused, or could not take in three tries."""
+    cause = (
+        ProviderUnavailable("no answer within 10 s")
+        if unavailable
+        else ProviderRejected(422, "The 'to' address is not a valid mailbox")
+    )
+    failed = message(
+        "grace@example.com",
+        MessageStatus.FAILED,
+        template=per_recipient,
+        number=2,
+        error=cause.message,
+        attempts=3 if unavailable else 1,
+    )
+    messages = [SENT_FROM_TEMPLATE[0], failed] if per_recipient else [failed]
+    result = SendResult(messages, {failed.message_id: cause}, per_recipient=per_recipient)
+    failure = result.failure
+    assert failure is not None
+    return failure
