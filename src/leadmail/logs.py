@@ -6,11 +6,14 @@ through the same renderer so every line has one shape.
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import contextvars
 import logging
 import sys
+import threading
 import time
-from typing import Any
+from typing import Any, TextIO
 
 import msgspec
 import structlog
@@ -64,8 +67,76 @@ def add_timestamp(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]
     return event_dict
 
 
-# The processors, logger and whether info is on, as configure_logging set them last.
-_chain: tuple[tuple[Any, ...], Any, bool] | None = None
+class LineBuffer:
+    """Where every log line goes: the lines of one turn of the event loop are written to
+    the stream together, at the end of that turn, in one write.
+
+    Under load a turn serves many requests, and a write and flush per access line cost
+    about as much as formatting it (bench/README.md, "Issue 16"). A line is held for one
+    turn at most; outside an event loop (the CLI, another thread) it is written at once,
+    and whatever is held is written when the process exits. structlog calls it as a
+    logger (``msg``, ``info``, ...), the standard library through LineHandler.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._lines: list[str] = []
+        self._lock = threading.Lock()
+        self._scheduled = False
+
+    def msg(self, message: str) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        with self._lock:
+            self._lines.append(message)
+            if loop is None or self._scheduled:
+                schedule = False
+            else:
+                schedule = self._scheduled = True
+        if schedule:
+            loop.call_soon(self.flush)  # type: ignore[union-attr]  # set when scheduling
+        elif loop is None:
+            self.flush()
+
+    debug = info = warning = warn = error = err = critical = fatal = exception = msg
+    failure = log = msg
+
+    def flush(self) -> None:
+        with self._lock:
+            lines, self._lines, self._scheduled = self._lines, [], False
+        if lines:
+            self._stream.write("\n".join(lines) + "\n")
+            self._stream.flush()
+
+
+class LineHandler(logging.Handler):
+    """The standard library's records, formatted, into the same LineBuffer (so every
+    line keeps its order)."""
+
+    def __init__(self, buffer: LineBuffer) -> None:
+        super().__init__()
+        self._buffer = buffer
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self._buffer.msg(self.format(record))
+        except Exception:  # as logging.StreamHandler: never raise from a log call
+            self.handleError(record)
+
+
+# The processors, the line buffer and whether info is on, as configure_logging set them.
+_chain: tuple[tuple[Any, ...], LineBuffer, bool] | None = None
+
+
+def flush_logs() -> None:
+    """Write out the lines held (tests read the log right after a request)."""
+    if _chain is not None:
+        _chain[1].flush()
+
+
+atexit.register(flush_logs)
 
 
 class RequestLog:
@@ -118,15 +189,17 @@ def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
         )
 
     processors = [*shared, renderer]
-    _chain = (tuple(processors), structlog.WriteLogger(sys.stderr), numeric <= logging.INFO)
+    flush_logs()  # what an earlier set-up holds
+    buffer = LineBuffer(sys.stderr)
+    _chain = (tuple(processors), buffer, numeric <= logging.INFO)
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
+        logger_factory=lambda *_: buffer,
         cache_logger_on_first_use=True,
     )
 
-    handler = logging.StreamHandler(sys.stderr)
+    handler = LineHandler(buffer)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared],

@@ -48,12 +48,14 @@ def json_logs(
     lines: list[str] = []
 
     def read() -> list[dict[str, Any]]:
+        logs.flush_logs()  # lines are written once per turn of the event loop
         lines.extend(line for line in capsys.readouterr().err.splitlines() if line.strip())
         return [json.loads(line) for line in lines]
 
     try:
         yield read
     finally:
+        logs.flush_logs()
         structlog.configure(**saved)
         root.handlers[:] = saved_handlers
         root.setLevel(saved_level)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import json
 import operator
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
+import msgspec
 from piccolo.table import Table
 
 D = TypeVar("D")
@@ -183,10 +183,14 @@ def _encoder(field: str, hint: Any) -> _Encode | None:
     kind, _ = _optional(hint)
     get = operator.attrgetter(field)
     if typing.get_origin(kind) is tuple:  # stored as a JSON array in a text column
-        return lambda value: json.dumps(list(get(value)))
+        return lambda value: _JSON.encode(list(get(value))).decode()
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
         return lambda value: get(value).value
     return None
+
+
+# msgspec: the same JSON as json.dumps writes, less the spaces, at a fraction of its cost.
+_JSON = msgspec.json.Encoder()
 
 
 def _decoder(hint: Any) -> Callable[[Any], Any]:
@@ -210,7 +214,7 @@ def _same(value: Any) -> Any:
 
 
 def _json_tuple(value: str) -> tuple[Any, ...]:
-    return tuple(json.loads(value))
+    return tuple(msgspec.json.decode(value))
 
 
 def moment_of(value: datetime | str) -> datetime:

@@ -8,9 +8,8 @@ from typing import Any, TypeVar
 
 from litestar import Controller, Litestar
 from litestar._openapi.plugin import OpenAPIPlugin
-from litestar.middleware import DefineMiddleware
 
-from leadmail.adapters.http.auth import BearerKeyMiddleware
+from leadmail.adapters.http.auth import BearerKeyAuth
 from leadmail.adapters.http.email import REPLAYABLE, EmailController
 from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
 from leadmail.adapters.http.leads import LeadController
@@ -57,11 +56,7 @@ def build_app(
                 send_template_email=services.send_template_email,
             ),
         ],
-        middleware=[
-            DefineMiddleware(
-                BearerKeyMiddleware, keys=services.keys, exclude_prefixes=("/schema",)
-            ),
-        ],
+        before_request=BearerKeyAuth(services.keys, exclude_prefixes=("/schema",)),
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=openapi_config(version),
         request_max_body_size=max_body_bytes,

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
-from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar import Request
 
 from leadmail.domain.errors import Unauthorized
 from leadmail.domain.keys import Principal
 from leadmail.services.keys import ApiKeyService
+
+BeforeRequest = Callable[[Request[Any, Any, Any]], Awaitable[None]]
 
 
 def _authorization(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
@@ -21,32 +23,29 @@ def _authorization(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
     return None
 
 
-class BearerKeyMiddleware:
+class BearerKeyAuth:
     """Puts the caller's Principal in ``scope["user"]``, or raises Unauthorized (which the
     app's exception handlers turn into a 401 envelope).
 
-    What Litestar's AbstractAuthenticationMiddleware does, with the exclusions this app uses
-    (OPTIONS requests, excluded path prefixes), in a plain ASGI middleware: its generic
-    version (a connection object, a result object, a regular expression per request) cost
-    as much as the key check itself.
+    It runs as the app's ``before_request`` hook: once a route has matched (an unknown path
+    is a 404, a wrong method a 405, with or without a key), and before the body is read. A
+    hook, not a middleware: any middleware makes Litestar wrap every route in a second
+    exception-handling layer, and Litestar's authentication middleware adds a connection
+    object, a result object and a regular expression per request; together they cost more
+    than the key check itself (bench/README.md, "Issue 16").
     """
 
-    def __init__(
-        self, app: ASGIApp, keys: ApiKeyService, exclude_prefixes: tuple[str, ...] = ()
-    ) -> None:
-        self.app = app
+    def __init__(self, keys: ApiKeyService, exclude_prefixes: tuple[str, ...] = ()) -> None:
         self._keys = keys
         self._exclude_prefixes = exclude_prefixes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == ScopeType.HTTP and not self._excluded(scope):
-            principal = await self.authenticate(_authorization(scope["headers"]))
-            scope["user"] = principal
-            scope["auth"] = principal.key_id
-        await self.app(scope, receive, send)
-
-    def _excluded(self, scope: Scope) -> bool:
-        return scope.get("method") == "OPTIONS" or scope["path"].startswith(self._exclude_prefixes)
+    async def __call__(self, request: Request[Any, Any, Any]) -> None:
+        scope = request.scope
+        if scope["method"] == "OPTIONS" or scope["path"].startswith(self._exclude_prefixes):
+            return
+        principal = await self.authenticate(_authorization(scope["headers"]))
+        scope["user"] = principal
+        scope["auth"] = principal.key_id
 
     async def authenticate(self, header: str | None) -> Principal:
         if header is None:

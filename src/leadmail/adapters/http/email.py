@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any, ClassVar, cast
+from typing import Annotated, Any, ClassVar
 
 import msgspec
-from litestar import Controller, MediaType, Request, Response, get, post
+from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, HeaderParameter, JSONBody
 
 from leadmail.adapters.http.discovery import options_for
@@ -20,6 +19,7 @@ from leadmail.adapters.http.envelopes import (
     TemplateSendUnavailableEnvelope,
 )
 from leadmail.adapters.http.operation_errors import error_responses
+from leadmail.adapters.http.prepared import PreparedOnce
 from leadmail.adapters.http.schemas import (
     MessageOut,
     MessagesOut,
@@ -76,22 +76,9 @@ def sent_message(result: SendResult) -> str:
     )
 
 
-class EncodedOnce:
-    """An answer encoded once per source: kept while the source is the same object."""
-
-    def __init__(self) -> None:
-        self._source: object = None
-        self._encoded = b""
-
-    def of(self, source: object, encode: Callable[[], bytes]) -> bytes:
-        if source is not self._source:
-            self._encoded, self._source = encode(), source
-        return self._encoded
-
-
 # TemplateService.list hands back the same list until templates are written: the list of
-# templates is encoded once per change of the catalog.
-_TEMPLATE_LIST = EncodedOnce()
+# templates is encoded, and its answer made, once per change of the catalog.
+_TEMPLATE_LIST = PreparedOnce()
 
 
 class EmailController(Controller):
@@ -210,7 +197,8 @@ class EmailController(Controller):
 
     async def _templates(self) -> Response[TemplateListEnvelope]:
         templates = await self.templates.list()
-        body = _TEMPLATE_LIST.of(
+        # The answer goes out as it was prepared; the annotation keeps the document's schema.
+        return _TEMPLATE_LIST.of(
             templates,
             lambda: msgspec.json.encode(
                 TemplateListEnvelope.of(
@@ -218,8 +206,6 @@ class EmailController(Controller):
                 )
             ),
         )
-        # Bytes go out as they are; the annotation keeps the document's schema.
-        return Response(cast(TemplateListEnvelope, body), media_type=MediaType.JSON)
 
     async def _send_template(
         self, request: AuthedRequest, data: SendTemplateIn, idempotency_key: str | None

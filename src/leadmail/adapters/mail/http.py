@@ -30,6 +30,7 @@ USER_AGENT = "leadmail"
 MAX_CONNECTIONS = 100
 KEEPALIVE_EXPIRY_S = 20.0
 REDACTED = "[redacted]"
+MAX_URLS = 64  # parsed URLs kept (one per path a dialect uses)
 
 
 # httpcore's pool re-examines every pooled connection (a readability syscall each)
@@ -132,6 +133,9 @@ class HttpEmailProvider(EmailProvider):
         )
         self._request_timeout = httpx.Timeout(timeout).as_dict()
         self._headers = {"User-Agent": USER_AGENT, **self._auth_headers}
+        # Each path's URL parsed once: httpx parses a URL given as text on every request
+        # (about half the cost of building one). A dialect has a path or two.
+        self._urls: dict[str, httpx.URL] = {}
 
     def __repr__(self) -> str:
         # A base URL may carry credentials (https://user:password@host): never shown.
@@ -188,8 +192,16 @@ class HttpEmailProvider(EmailProvider):
         for transport in self._connections.transports:
             await transport.aclose()
 
+    def _url(self, path: str) -> httpx.URL:
+        url = self._urls.get(path)
+        if url is None:
+            if len(self._urls) >= MAX_URLS:
+                self._urls.clear()
+            url = self._urls[path] = httpx.URL(self._base_url + path)
+        return url
+
     def _http_request(self, request: ProviderRequest) -> httpx.Request:
-        url = self._base_url + request.path
+        url = self._url(request.path)
         headers = {**request.headers, **self._headers}
         extensions = {"timeout": self._request_timeout}
         if request.json is not None:

@@ -4,10 +4,11 @@ readers of a provider's answer."""
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
+
+import msgspec
 
 from leadmail.domain.email import OutgoingEmail
 
@@ -83,8 +84,8 @@ def header(headers: Mapping[str, str], name: str) -> str:
 def json_object(body: bytes) -> JsonObject:
     """The body as a JSON object, or {} if it is anything else."""
     try:
-        data = json.loads(body)
-    except ValueError:  # not JSON, or not UTF-8
+        data = msgspec.json.decode(body)
+    except ValueError:  # not JSON, or not UTF-8 (msgspec.DecodeError is a ValueError)
         return {}
     return data if isinstance(data, dict) else {}
 
