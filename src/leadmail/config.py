@@ -17,6 +17,7 @@ from leadmail.adapters.mail.providers import (
     ProviderName,
     is_provider_name,
 )
+from leadmail.services.delivery import DEFAULT_CONCURRENCY
 
 LogFormat = Literal["json", "console"]
 
@@ -48,7 +49,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     email_max_attempts: int = 4
     email_deadline: float = 20.0  # seconds for all attempts of one request
     email_default_from: str = ""
-    email_concurrency: int = 50  # messages handed to the provider at once, per process
+    email_concurrency: int = DEFAULT_CONCURRENCY  # messages handed to the provider at once
     allowed_sender_domains: tuple[str, ...] = ()  # empty: any
     templates_dir: str = ""  # empty: the catalog shipped with leadmail
     key_cache_seconds: float = 300.0  # Postgres only; 0 turns the API key cache off
@@ -152,7 +153,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             email_max_attempts=int(number("EMAIL_MAX_ATTEMPTS", 4, int)),
             email_deadline=number("EMAIL_DEADLINE", 20.0, float),
             email_default_from=text("EMAIL_DEFAULT_FROM", ""),
-            email_concurrency=int(number("EMAIL_CONCURRENCY", 50, int)),
+            email_concurrency=int(number("EMAIL_CONCURRENCY", DEFAULT_CONCURRENCY, int)),
             allowed_sender_domains=tuple(
                 d.strip().lower()
                 for d in text("ALLOWED_SENDER_DOMAINS", "").split(",")

@@ -74,8 +74,9 @@ class LineBuffer:
     Under load a turn serves many requests, and a write and flush per access line cost
     about as much as formatting it (bench/README.md, "Issue 16"). A line is held for one
     turn at most; outside an event loop (the CLI, another thread) it is written at once,
-    and whatever is held is written when the process exits. structlog calls it as a
-    logger (``msg``, ``info``, ...), the standard library through LineHandler.
+    or with the loop's write when one is pending, and whatever is held is written when the
+    process exits. structlog calls it as a logger (``msg``, ``info``, ...), the standard
+    library through LineHandler.
     """
 
     def __init__(self, stream: TextIO) -> None:
@@ -85,20 +86,20 @@ class LineBuffer:
         self._scheduled = False
 
     def msg(self, message: str) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
         with self._lock:
             self._lines.append(message)
-            if loop is None or self._scheduled:
-                schedule = False
-            else:
-                schedule = self._scheduled = True
-        if schedule:
-            loop.call_soon(self.flush)  # type: ignore[union-attr]  # set when scheduling
-        elif loop is None:
+            if self._scheduled:  # this turn's write is already on its way
+                return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop in this thread: written at once
             self.flush()
+            return
+        with self._lock:
+            if self._scheduled:
+                return
+            self._scheduled = True
+        loop.call_soon(self.flush)
 
     debug = info = warning = warn = error = err = critical = fatal = exception = msg
     failure = log = msg

@@ -42,17 +42,26 @@ def test_outside_an_event_loop_a_line_is_written_at_once() -> None:
     assert stream.getvalue() == "at once\n"
 
 
-async def test_a_thread_writes_at_once_and_keeps_what_the_loop_holds() -> None:
+async def test_a_threads_line_joins_the_write_the_loop_has_pending() -> None:
     stream = CountingStream()
     buffer = LineBuffer(stream)
     buffer.msg("from the loop")
     thread = threading.Thread(target=buffer.msg, args=("from a thread",))
     thread.start()
     thread.join()
-    # The thread's write takes what the loop held with it, in order.
+    assert stream.getvalue() == ""  # the loop's write of this turn takes it along
+    await asyncio.sleep(0)
     assert stream.getvalue() == "from the loop\nfrom a thread\n"
-    await asyncio.sleep(0)  # the scheduled flush finds nothing left
-    assert stream.getvalue() == "from the loop\nfrom a thread\n"
+    assert stream.writes == 1
+
+
+def test_a_thread_with_nothing_pending_writes_at_once() -> None:
+    stream = CountingStream()
+    buffer = LineBuffer(stream)
+    thread = threading.Thread(target=buffer.msg, args=("from a thread",))
+    thread.start()
+    thread.join()
+    assert stream.getvalue() == "from a thread\n"
 
 
 async def test_standard_library_records_share_the_buffer_and_its_order() -> None:

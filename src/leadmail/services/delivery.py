@@ -36,10 +36,16 @@ class SystemTimer:
         await asyncio.sleep(seconds)
 
 
+# Messages handed to the provider at once, per process: as many as the HTTP provider keeps
+# connections (adapters/mail/http.py), since a message in flight holds one; more would only
+# queue for a connection, fewer would leave connections idle while messages wait.
+DEFAULT_CONCURRENCY = 100
+
+
 @dataclass(frozen=True, slots=True)
 class DeliverySettings:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    concurrency: int = 50  # messages handed to the provider at once, per process
+    concurrency: int = DEFAULT_CONCURRENCY
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from leadmail.ports.mail import EmailProvider
 log = structlog.get_logger("leadmail.mail")
 
 USER_AGENT = "leadmail"
-MAX_CONNECTIONS = 100
+MAX_CONNECTIONS = 100  # services.delivery.DEFAULT_CONCURRENCY follows it
 KEEPALIVE_EXPIRY_S = 20.0
 REDACTED = "[redacted]"
 MAX_URLS = 64  # parsed URLs kept (one per path a dialect uses)
