@@ -34,6 +34,7 @@ from leadmail.adapters.http.error_table import (
 )
 from leadmail.adapters.http.errors import TOO_LARGE, answer_to, envelope, internal_error
 from leadmail.adapters.http.schemas import (
+    CountOut,
     DeletedOut,
     LeadOut,
     LeadPageOut,
@@ -71,8 +72,20 @@ REQUESTS: dict[type[Any], dict[str, Any]] = {
         "source": "open-day",
         "note": "Asked about the March cohort",
         "phone": "+44 20 7946 0958",
+        "tags": ["open-day", "Evening"],
+        "fields": {
+            "city": "Leeds",
+            "course_of_interest": "Data science",
+            "age": 34,
+            "newsletter": True,
+        },
     },
-    schemas.LeadPatchIn: {"note": "Enrolled in the March cohort"},
+    schemas.LeadPatchIn: {
+        "note": "Enrolled in the March cohort",
+        "tags": ["march-cohort"],
+        "fields": {"newsletter": None, "cohort": "2026-03"},
+    },
+    schemas.TagsIn: {"add": ["March-Cohort"], "remove": ["open-day"]},
     schemas.SendEmailIn: {
         "to": "ada@example.com",
         "subject": "Your open day place",
@@ -113,12 +126,25 @@ SUCCESSES: dict[str, msgspec.Struct] = {
     ),
     "addLead": envelopes.LeadEnvelope.of("Lead added", _LEAD_OUT),
     "getLead": envelopes.LeadEnvelope.of("Lead retrieved", _LEAD_OUT),
+    "countLeads": envelopes.LeadCountEnvelope.of("Leads counted", CountOut(count=1)),
     "updateLead": envelopes.LeadEnvelope.of(
         "Lead updated",
         LeadOut.of(
             dataclasses.replace(
                 samples.LEAD,
                 note="Enrolled in the March cohort",
+                tags=("march-cohort",),
+                fields=samples.UPDATED_FIELDS,
+                updated_at=samples.AT.replace(hour=11),
+            )
+        ),
+    ),
+    "changeLeadTags": envelopes.LeadEnvelope.of(
+        "Tags changed",
+        LeadOut.of(
+            dataclasses.replace(
+                samples.LEAD,
+                tags=("evening", "march-cohort"),
                 updated_at=samples.AT.replace(hour=11),
             )
         ),

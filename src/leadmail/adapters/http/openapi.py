@@ -39,6 +39,8 @@ COMPONENT_NAMES = {
     schemas.LeadOut: "Lead",
     schemas.LeadPageOut: "LeadPage",
     schemas.DeletedOut: "DeletedLead",
+    schemas.TagsIn: "TagChange",
+    schemas.CountOut: "LeadCount",
     schemas.SendEmailIn: "SendEmailRequest",
     schemas.SendTemplateIn: "SendTemplateEmailRequest",
     schemas.MessageOut: "Message",
@@ -50,6 +52,7 @@ COMPONENT_NAMES = {
 REQUEST_BODIES = (
     schemas.LeadIn,
     schemas.LeadPatchIn,
+    schemas.TagsIn,
     schemas.SendEmailIn,
     schemas.SendTemplateIn,
 )
