@@ -3,6 +3,7 @@ more; a storage outage is a 503 the client may retry."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +38,11 @@ class UnavailableLeads(MemoryLeadRepository):
         raise StorageUnavailable()
 
     async def replace(self, lead: Lead, expected: Lead | None = None) -> Lead | None:
+        raise StorageUnavailable()
+
+    async def update(
+        self, account_id: str, lead_id: str, change: Callable[[Lead], Lead]
+    ) -> Lead | None:
         raise StorageUnavailable()
 
     async def change_tags(

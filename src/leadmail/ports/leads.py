@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
 
@@ -31,6 +32,15 @@ class LeadRepository(Protocol):
         if its ``updated_at``, tags or custom fields are no longer ``expected``'s (someone
         changed it since it was read: read it again). Raises DuplicateLead if the new email
         key is taken by another lead of the account. Never half-writes."""
+        ...
+
+    async def update(
+        self, account_id: str, lead_id: str, change: Callable[[Lead], Lead]
+    ) -> Lead | None:
+        """Write ``change(lead)`` over the lead as stored (as ``replace`` does), with no
+        other write to it between the read and the write: two updates at once both land,
+        each applied to the other's result. Returns None if there is no such lead in the
+        account; whatever ``change`` raises leaves the lead as it was."""
         ...
 
     async def change_tags(

@@ -8,10 +8,6 @@ from leadmail.domain.segments import LeadFilter
 from leadmail.domain.tags import TagChange
 from leadmail.ports.leads import LeadRepository
 
-# Tries of an update whose lead someone else changed between its read and its write; each
-# lost try means another write landed. Past them, the last write wins (as before tags).
-UPDATE_TRIES = 10
-
 
 class LeadService:
     """Add, read, change and delete the leads of one account at a time.
@@ -35,19 +31,16 @@ class LeadService:
         return lead
 
     async def update(self, account_id: str, lead_id: str, changes: LeadChanges) -> Lead:
-        """Apply a partial update (custom fields merged into the lead's as they are when
-        written). Raises LeadNotFound, DuplicateLead when the new email belongs to another
-        lead of the account, or ValidationFailed when merged fields pass their limits."""
-        for _ in range(UPDATE_TRIES - 1):
-            current = await self.get(account_id, lead_id)
-            changed = changes.apply_to(current, self._clock())
-            updated = await self._repository.replace(changed, expected=current)
-            if updated is not None:
-                return updated
-        # Changed under us every time (or deleted): this try writes what it read.
-        current = await self.get(account_id, lead_id)
-        updated = await self._repository.replace(changes.apply_to(current, self._clock()))
-        if updated is None:  # deleted between the read and the write
+        """Apply a partial update, to the lead as it is when written (custom fields merged
+        into its own, tags changed meanwhile kept unless replaced). Raises LeadNotFound,
+        DuplicateLead when the new email belongs to another lead of the account, or
+        ValidationFailed when merged fields pass their limits."""
+
+        def change(current: Lead) -> Lead:
+            return changes.apply_to(current, self._clock())
+
+        updated = await self._repository.update(account_id, lead_id, change)
+        if updated is None:
             raise LeadNotFound(lead_id)
         return updated
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
@@ -31,6 +32,13 @@ _REPLACE_IF = LEADS.statement(
     [*_ASSIGNED, "account_id", "lead_id"],
 )
 _EXPECTED = LEADS.getter(["updated_at", "tags", "fields"])
+# Postgres: the lead, locked until the transaction ends.
+_LOCK = LEADS.statement(
+    f'SELECT {_ALL} FROM "leads" WHERE "account_id" = %s AND "lead_id" = %s FOR UPDATE'
+)
+# Postgres: optimistic tries of an update (read, then write while unchanged: two round
+# trips) before it locks the lead (four: BEGIN, SELECT ... FOR UPDATE, UPDATE, COMMIT).
+OPTIMISTIC_TRIES = 3
 _SET_TAGS = LEADS.update(["tags", "updated_at"], ["account_id", "lead_id"], returning=True)
 # Postgres: add and remove in one statement, on the row as it is when written (a
 # concurrent change waits for this one, then applies to its result). The tags of the
@@ -84,6 +92,34 @@ class PiccoloLeadRepository(LeadRepository):
             if not is_unique_violation(e):
                 raise
             raise DuplicateLead(await self._id_of_email(lead)) from e
+        return None if row is None else LEADS.from_row(row)
+
+    async def update(
+        self, account_id: str, lead_id: str, change: Callable[[Lead], Lead]
+    ) -> Lead | None:
+        if self._db.kind == "postgres":
+            for _ in range(OPTIMISTIC_TRIES):
+                current = await self.get(account_id, lead_id)
+                if current is None:
+                    return None
+                updated = await self.replace(change(current), expected=current)
+                if updated is not None:
+                    return updated
+        try:
+            async with self._db.transaction():  # SQLite: its write lock; Postgres: the row's
+                if self._db.kind == "postgres":
+                    row = await self._db.fetchrow(_LOCK, account_id, lead_id)
+                    current = None if row is None else LEADS.from_row(row)
+                else:
+                    current = await self.get(account_id, lead_id)
+                if current is None:
+                    return None
+                changed = change(current)
+                row = await self._db.fetchrow(_REPLACE, *_REPLACE.args(changed))
+        except Exception as e:
+            if not is_unique_violation(e):
+                raise
+            raise DuplicateLead(await self._id_of_email(changed)) from e
         return None if row is None else LEADS.from_row(row)
 
     async def change_tags(

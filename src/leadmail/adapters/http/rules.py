@@ -94,14 +94,13 @@ FIELDS_TEXT = (
     f"Custom fields: at most {MAX_FIELDS} keys of `{FIELD_KEY.pattern}`; values text (at most"
     f" {MAX_FIELD_TEXT} characters), numbers, booleans or null; at most 8 KB as compact JSON."
 )
-FIELD_VALUE = Schema(
-    one_of=[
-        Schema(type=OpenAPIType.STRING, max_length=MAX_FIELD_TEXT, pattern=r"^[^\x00]*$"),
-        Schema(type=OpenAPIType.NUMBER),
-        Schema(type=OpenAPIType.BOOLEAN),
-        Schema(type=OpenAPIType.NULL),
-    ]
-)
+_STORED_VALUES: list[Schema | Reference] = [
+    Schema(type=OpenAPIType.STRING, max_length=MAX_FIELD_TEXT, pattern=r"^[^\x00]*$"),
+    Schema(type=OpenAPIType.NUMBER),
+    Schema(type=OpenAPIType.BOOLEAN),
+]
+FIELD_VALUE = Schema(one_of=[*_STORED_VALUES, Schema(type=OpenAPIType.NULL)])
+STORED_FIELD_VALUE = Schema(one_of=_STORED_VALUES)  # in an answer: null is no value
 RECIPIENTS = {"minItems": 1, "maxItems": MAX_RECIPIENTS}
 SEND_FIELDS: dict[str, dict[str, Any]] = {
     # No control character but tab (domain/email.py's check_subject).
@@ -197,7 +196,7 @@ def _state_tags_and_fields(components: dict[str, Any]) -> None:
                 schema.additional_properties = FIELD_VALUE
                 schema.description = FIELDS_TEXT
                 if cls is schemas.LeadOut:  # stored values: null is no value
-                    schema.additional_properties = Schema(one_of=FIELD_VALUE.one_of[:3])
+                    schema.additional_properties = STORED_FIELD_VALUE
 
 
 def _strings(schema: Schema | Reference) -> list[Schema]:

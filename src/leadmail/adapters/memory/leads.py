@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
@@ -49,6 +50,14 @@ class MemoryLeadRepository(LeadRepository):
 
     async def delete(self, account_id: str, lead_id: str) -> bool:
         return self._leads.pop((account_id, lead_id), None) is not None
+
+    async def update(
+        self, account_id: str, lead_id: str, change: Callable[[Lead], Lead]
+    ) -> Lead | None:
+        stored = self._leads.get((account_id, lead_id))
+        if stored is None:
+            return None
+        return await self.replace(change(stored))  # no await before it: nothing between
 
     async def change_tags(
         self, account_id: str, lead_id: str, change: TagChange, now: datetime
