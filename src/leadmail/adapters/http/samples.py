@@ -30,7 +30,7 @@ LEAD = Lead(
     tags=("evening", "open-day"),
     fields={"city": "Leeds", "course_of_interest": "Data science", "age": 34, "newsletter": True},
 )
-# LEAD's fields after the update example (examples.REQUESTS[LeadPatchIn]) merged into them.
+# LEAD's fields after the update example (request_examples.REQUESTS[LeadPatchIn]) merged into them.
 UPDATED_FIELDS: dict[str, FieldValue] = {
     "city": "Leeds",
     "course_of_interest": "Data science",
