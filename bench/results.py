@@ -37,6 +37,7 @@ class Collected:
     counted: dict[str, int] = field(default_factory=dict)  # instructions, by server
     batches: list[dict[str, Any]] = field(default_factory=list)
     profiles: dict[str, Any] = field(default_factory=dict)
+    segments: dict[str, Any] | None = None  # scenario T (bench/segments.py)
 
 
 def assemble(
@@ -97,6 +98,7 @@ def assemble(
             "ratio_3_2": round(got.counted["ceiling_b"] / got.counted["leadmail"], 3),
         }
     report = {"meta": meta, "scenarios": rows, "email_batch": batch, "instructions": instr}
+    report["segments"] = got.segments  # scenario T
     report["checks"] = checks(report)
     return report
 

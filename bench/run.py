@@ -39,7 +39,16 @@ from bench.profile import render as render_profile
 from bench.profile import summarize
 from bench.report import render
 from bench.results import Collected, assemble, write_json
-from bench.scenarios import BATCH_ID, INSTR_ID, PGBENCH_ID, PGBENCH_TITLE, SCENARIOS, Scenario
+from bench.scenarios import (
+    BATCH_ID,
+    INSTR_ID,
+    PGBENCH_ID,
+    PGBENCH_TITLE,
+    SCENARIOS,
+    SEGMENT_ID,
+    Scenario,
+)
+from bench.segments import run_segments
 from bench.servers import build_servers, child_env, start_servers, start_standin
 
 # Raised by a scenario's measurement: that scenario fails, the run goes on.
@@ -82,7 +91,7 @@ def run(opts: Options) -> dict[str, Any]:
         log(f"provider stand-in on {standin.url}, latency {opts.provider_latency * 1000:g} ms")
 
         wanted = {s.server for s in scenarios} | (
-            {"leadmail"} if opts.selected(BATCH_ID) else set()
+            {"leadmail"} if opts.selected(BATCH_ID) or opts.selected(SEGMENT_ID) else set()
         )
         every_server = build_servers(opts.server_cpu, env, db_url, account_id, standin.url, tmp)
         servers = start_servers(every_server, wanted, stack)
@@ -109,6 +118,8 @@ def run(opts: Options) -> dict[str, Any]:
                 notes.append("valgrind not found: instructions per request (I) skipped")
         if opts.selected(PGBENCH_ID) and shutil.which("pgbench"):
             pgbench_runs(bench, got)
+        if opts.selected(SEGMENT_ID):  # last: its 100,000 leads would slow the others
+            got.segments = run_segments(servers["leadmail"].url, key, db_url, account_id)
 
         server_facts = facts.server_facts(servers)
         rows = row_counts(db_url)

@@ -106,4 +106,5 @@ PGBENCH_SCRIPT = "bench/pgbench/insert.sql"  # the same one-row insert into lead
 PGBENCH_ARGS = ["-n", "-M", "prepared", "-c", "8", "-j", "2"]
 BATCH_ID = "E"  # the 1,000 template emails
 INSTR_ID = "I"  # instructions per POST /leads, ceiling B and leadmail, under callgrind
-IDS = frozenset({s.id for s in SCENARIOS} | {PGBENCH_ID, BATCH_ID, INSTR_ID})
+SEGMENT_ID = "T"  # tag filters at 100,000 leads (bench/segments.py)
+IDS = frozenset({s.id for s in SCENARIOS} | {PGBENCH_ID, BATCH_ID, INSTR_ID, SEGMENT_ID})

@@ -47,7 +47,7 @@ class Api:
     def account_id(self) -> str:
         return self.key.key.account_id
 
-    async def add_lead(self, headers: dict[str, str] | None = None, **fields: str) -> Any:
+    async def add_lead(self, headers: dict[str, str] | None = None, **fields: Any) -> Any:
         """POST a lead that must be accepted; returns its ``data``."""
         body = {"name": "Ada Lovelace", "email": "ada@example.com", **fields}
         response = await self.client.post(LEADS, json=body, headers=headers or self.auth)

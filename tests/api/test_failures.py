@@ -3,7 +3,9 @@ more; a storage outage is a 503 the client may retry."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 import pytest
 
@@ -12,6 +14,8 @@ from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.domain.keys import ApiKey
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.leads import Lead
+from leadmail.domain.segments import LeadFilter
+from leadmail.domain.tags import TagChange
 from leadmail.ports.errors import StorageUnavailable
 from tests.api.support import memory_with, open_api
 from tests.support.envelope import LEADS, assert_error, assert_ok
@@ -33,7 +37,20 @@ class UnavailableLeads(MemoryLeadRepository):
     async def get(self, account_id: str, lead_id: str) -> Lead | None:
         raise StorageUnavailable()
 
-    async def replace(self, lead: Lead) -> Lead | None:
+    async def replace(self, lead: Lead, expected: Lead | None = None) -> Lead | None:
+        raise StorageUnavailable()
+
+    async def update(
+        self, account_id: str, lead_id: str, change: Callable[[Lead], Lead]
+    ) -> Lead | None:
+        raise StorageUnavailable()
+
+    async def change_tags(
+        self, account_id: str, lead_id: str, change: TagChange, now: datetime
+    ) -> Lead | None:
+        raise StorageUnavailable()
+
+    async def count(self, account_id: str, segment: LeadFilter) -> int:
         raise StorageUnavailable()
 
     async def delete(self, account_id: str, lead_id: str) -> bool:
@@ -56,12 +73,14 @@ class CrashingKeys(MemoryApiKeyStore):
         raise RuntimeError(SECRET_MESSAGE)
 
 
-ENDPOINTS: list[tuple[str, str, dict[str, str] | None]] = [
+ENDPOINTS: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", LEADS, None),
     ("POST", LEADS, {"name": "Ada", "email": "ada@example.com"}),
     ("GET", LEADS + "/ld_x", None),
     ("PUT", LEADS + "/ld_x", {"note": "n"}),
     ("DELETE", LEADS + "/ld_x", None),
+    ("GET", LEADS + "/count", None),
+    ("POST", LEADS + "/ld_x/tags", {"add": ["vip"]}),
 ]
 
 
@@ -112,7 +131,7 @@ async def test_the_app_keeps_serving_after_a_500() -> None:
     ("method", "path", "body"), ENDPOINTS, ids=[f"{m} {p}" for m, p, _ in ENDPOINTS]
 )
 async def test_storage_unavailable_is_503_with_retry_after(
-    method: str, path: str, body: dict[str, str] | None
+    method: str, path: str, body: dict[str, Any] | None
 ) -> None:
     async with open_api(memory_with(leads=UnavailableLeads(), keys=MemoryApiKeyStore())) as api:
         response = await api.client.request(method, path, json=body, headers=api.auth)

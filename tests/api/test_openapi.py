@@ -12,7 +12,9 @@ from tests.api.support import Api, json_schema_of, resolve_ref
 from tests.support.envelope import LEAD_FIELDS, LEADS
 
 ONE = LEADS + "/{lead_id}"
-CLIENT_FIELDS = {"name", "email", "source", "note", "phone"}
+CLIENT_FIELDS = {"name", "email", "source", "note", "phone", "tags", "fields"}
+COUNT = LEADS + "/count"
+TAGS = ONE + "/tags"
 
 # path, method -> exactly the error statuses documented
 DOCUMENTED_ERRORS: dict[tuple[str, str], set[str]] = {
@@ -21,6 +23,8 @@ DOCUMENTED_ERRORS: dict[tuple[str, str], set[str]] = {
     (ONE, "get"): {"401", "404", "500", "503"},
     (ONE, "put"): {"400", "401", "404", "409", "413", "422", "500", "503"},
     (ONE, "delete"): {"401", "404", "500", "503"},
+    (COUNT, "get"): {"401", "422", "500", "503"},
+    (TAGS, "post"): {"400", "401", "404", "413", "422", "500", "503"},
 }
 # The envelope of each status whose data is typed; the rest are ErrorEnvelope.
 TYPED_ERRORS = {
@@ -137,7 +141,47 @@ def test_the_list_documents_its_query_parameters(spec: dict[str, Any]) -> None:
         "email",
         "source",
         "phone",
+        "tag",
+        "any_tag",
+        "not_tag",
+        "created_after",
+        "created_before",
     }
+
+
+def test_the_count_documents_the_same_filters_without_paging(spec: dict[str, Any]) -> None:
+    listing = {p["name"] for p in spec["paths"][LEADS]["get"]["parameters"] if p["in"] == "query"}
+    counting = {p["name"] for p in spec["paths"][COUNT]["get"]["parameters"] if p["in"] == "query"}
+
+    assert counting == listing - {"limit", "cursor"}
+    assert "field.<key>" in spec["paths"][COUNT]["get"]["description"]
+
+
+def test_tag_parameters_state_the_tag_rule(spec: dict[str, Any]) -> None:
+    parameters = {p["name"]: p for p in spec["paths"][LEADS]["get"]["parameters"]}
+
+    for name in ("tag", "any_tag", "not_tag"):
+        schema = parameters[name]["schema"]
+        assert schema["type"] == "array"
+        assert schema["maxItems"] == 50
+        pattern = re.compile(schema["items"]["pattern"])
+        assert pattern.search(" March-Cohort ")
+        assert pattern.search("city: leeds")
+        assert not pattern.search("")
+        assert not pattern.search("a" * 65)
+        assert not pattern.search("no/slash")
+    assert parameters["created_after"]["schema"]["format"] == "date-time"
+
+
+def test_custom_fields_state_their_rules(spec: dict[str, Any]) -> None:
+    new_lead = json_schema_of(spec, spec["paths"][LEADS]["post"]["requestBody"])
+    fields = new_lead["properties"]["fields"]
+
+    assert fields["maxProperties"] == 50
+    assert fields["propertyNames"]["pattern"] == "^[a-z][a-z0-9_]{0,63}$"
+    kinds = {branch["type"] for branch in fields["additionalProperties"]["oneOf"]}
+    assert kinds == {"string", "number", "boolean", "null"}
+    assert "8 KB" in fields["description"]
 
 
 async def test_the_schema_page_is_html(api: Api) -> None:

@@ -105,6 +105,7 @@ async def call(api: Api, method: str, path: str, **kwargs: Any) -> Any:
 async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict[str, Any]) -> None:
     lead = spec["paths"][LEADS]["post"]["requestBody"]["content"]["application/json"]["example"]
     one = LEADS + "/{lead_id}"
+    change = spec["paths"][one]["put"]["requestBody"]["content"]["application/json"]["example"]
     send_body = spec["paths"][SEND]["post"]["requestBody"]["content"]["application/json"]
     send = {**send_body["example"], "from": SENDER}
     template_send = {
@@ -120,8 +121,12 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
     answers = {
         (LEADS, "post"): added,
         (LEADS, "get"): await call(api, "GET", LEADS, params={"limit": 1}),
+        (LEADS + "/count", "get"): await call(api, "GET", LEADS + "/count"),
+        (one + "/tags", "post"): await call(
+            api, "POST", f"{LEADS}/{lead_id}/tags", json={"add": ["vip"]}
+        ),
         (one, "get"): await call(api, "GET", f"{LEADS}/{lead_id}"),
-        (one, "put"): await call(api, "PUT", f"{LEADS}/{lead_id}", json={"note": "Enrolled"}),
+        (one, "put"): await call(api, "PUT", f"{LEADS}/{lead_id}", json=change),
         (SEND, "post"): sent,
         (TEMPLATE, "post"): await call(api, "POST", TEMPLATE, json=template_send),
         (MESSAGES + "/{message_id}", "get"): await call(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from leadmail.adapters.db.database import Database
+from leadmail.domain.custom_fields import FieldValue
 from leadmail.domain.email import Message, MessageStatus, new_message_id
 from leadmail.domain.idempotency import Claim, ClaimState, new_claim_token
 from leadmail.domain.keys import ApiKey
@@ -65,6 +66,8 @@ def a_lead(
     created_at: datetime = T0,
     updated_at: datetime | None = None,
     lead_id: str | None = None,
+    tags: tuple[str, ...] = (),
+    fields: dict[str, FieldValue] | None = None,
 ) -> Lead:
     return Lead(
         lead_id=lead_id or unique_lead_id(),
@@ -76,6 +79,8 @@ def a_lead(
         created_at=created_at,
         updated_at=created_at if updated_at is None else updated_at,
         phone=phone,
+        tags=tags,
+        fields={} if fields is None else fields,
     )
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from leadmail.domain.lead_listing import LeadQuery, PageCursor
 from leadmail.domain.leads import Lead
+from leadmail.domain.segments import LeadFilter
 from leadmail.ports.errors import DuplicateLead
 from tests.contract.support import T0, Storage, a_lead, is_utc, moment, unique_lead_id
 
@@ -26,7 +27,7 @@ def ids(leads: list[Lead]) -> list[str]:
 
 def where(*, limit: int = 50, after: PageCursor | None = None, **equals: str) -> LeadQuery:
     """A listing of the leads whose attributes have these values."""
-    return LeadQuery(limit=limit, after=after, equals=tuple(equals.items()))
+    return LeadQuery(limit=limit, after=after, filter=LeadFilter(equals=tuple(equals.items())))
 
 
 async def add_all(storage: Storage, leads: list[Lead]) -> None:

@@ -42,6 +42,12 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_24t11_30_00_000000_messages_index_dropped as messages_index_dropped,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_24t12_12_02_738532_lead_tags_and_fields as tags_and_fields,
+)
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_24t12_13_00_000000_lead_tags_index as tags_index,
+)
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.templates import TemplateSource
@@ -50,6 +56,8 @@ from tests.contract.support import T0, a_claim, a_lead, a_message, new_account_k
 from tests.postgres import fresh_database
 
 LEAD_MIGRATIONS = sorted([initial.ID, lead_indexes.ID])
+# A lead's tags and custom fields, and the GIN index on tags (Postgres only).
+TAG_MIGRATIONS = sorted([tags_and_fields.ID, tags_index.ID])
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -58,10 +66,17 @@ MAIL_MIGRATIONS = sorted(
         messages_and_phone.ID,
         messages_and_phone_indexes.ID,
         messages_index_dropped.ID,
+        *TAG_MIGRATIONS,
     ]
 )
+# From the rename of email_messages on (and what came after).
 RENAME_MIGRATIONS = sorted(
-    [messages_and_phone.ID, messages_and_phone_indexes.ID, messages_index_dropped.ID]
+    [
+        messages_and_phone.ID,
+        messages_and_phone_indexes.ID,
+        messages_index_dropped.ID,
+        *TAG_MIGRATIONS,
+    ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
 LEAD_TABLES = {"accounts", "api_keys", "leads"}
@@ -78,6 +93,8 @@ LEAD_COLUMNS = {
     "phone",
     "created_at",
     "updated_at",
+    "tags",
+    "fields",
 }
 COLUMNS = {
     "leads": LEAD_COLUMNS,
@@ -115,6 +132,7 @@ UNIQUE_CLAIM_INDEX = "idempotency_keys_account_key"
 MESSAGES_INDEX = "messages_account_created"
 OLD_MESSAGES_INDEX = "email_messages_account_created"  # before the table was renamed
 PHONE_INDEX = "leads_account_phone"
+TAGS_INDEX = "leads_tags"  # Postgres only: GIN
 LEAD_INDEXES = {UNIQUE_EMAIL_INDEX, LISTING_INDEX}
 MAIL_INDEXES = {UNIQUE_CLAIM_INDEX, MESSAGES_INDEX, OLD_MESSAGES_INDEX, PHONE_INDEX}
 
@@ -334,6 +352,7 @@ class TestMigrations:
         assert OLD_MESSAGES_INDEX in schema.indexes
         assert not schema.indexes.keys() & {MESSAGES_INDEX, PHONE_INDEX}
         assert "phone" not in schema.columns["leads"]
+        assert not schema.columns["leads"] & {"tags", "fields"}
 
         assert await migrate(empty.database) == RENAME_MIGRATIONS
         assert_migrated(await empty.schema())
@@ -357,3 +376,40 @@ async def test_two_migrators_at_once_apply_each_migration_once(postgres_server: 
         assert sorted(results, key=len) == [[], ALL_MIGRATIONS]
         assert await applied_migrations(one) == ALL_MIGRATIONS
         assert_migrated(await postgres_schema(url))
+
+
+class TestTagsAndFieldsMigrations:
+    async def test_existing_leads_get_no_tags_and_no_fields_and_back(
+        self, empty: EmptyDatabase
+    ) -> None:
+        await migrate(empty.database)
+        await rollback_all(empty.database, down_to=TAG_MIGRATIONS[0])
+        schema = await empty.schema()
+        assert not schema.columns["leads"] & {"tags", "fields"}
+        assert TAGS_INDEX not in schema.indexes
+        # A lead stored before the columns existed, by SQL of that time.
+        keys = PiccoloApiKeyStore(empty.database)
+        key = await new_account_key(keys, label="tags", prefix="lm_tags")
+        t = empty.database.tables.accounts  # any table of the engine will do for raw SQL
+        await t.raw(
+            "INSERT INTO leads (lead_id, account_id, name, email, email_key, source, note,"
+            " phone, created_at, updated_at) VALUES ({}, {}, 'Ada', 'ada@example.com',"
+            " 'ada@example.com', '', '', '', {}, {})",
+            "ld_before",
+            key.account_id,
+            T0,
+            T0,
+        )
+
+        assert await migrate(empty.database) == TAG_MIGRATIONS
+
+        leads = PiccoloLeadRepository(empty.database)
+        stored = await leads.get(key.account_id, "ld_before")
+        assert stored is not None
+        assert (stored.tags, dict(stored.fields)) == ((), {})
+        schema = await empty.schema()
+        if empty.database.kind == "postgres":
+            assert "USING gin (tags)" in schema.index(TAGS_INDEX)
+        else:
+            assert TAGS_INDEX not in schema.indexes
+        await assert_usable(empty.database)

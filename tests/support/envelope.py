@@ -25,6 +25,8 @@ LEAD_FIELDS = {
     "source",
     "note",
     "phone",
+    "tags",
+    "fields",
     "created_at",
     "updated_at",
 }

@@ -23,6 +23,7 @@ from leadmail.domain.lead_listing import (
     page_of,
 )
 from leadmail.domain.leads import LEAD_ID_PREFIX, Lead, new_lead_id
+from leadmail.domain.segments import LeadFilter
 
 T0 = datetime(2026, 2, 1, tzinfo=UTC)
 
@@ -67,7 +68,7 @@ def lead_at(n: int, moment: datetime) -> Lead:
 
 
 def test_query_defaults() -> None:
-    assert LeadQuery.parse() == LeadQuery(limit=DEFAULT_PAGE_SIZE, after=None, equals=())
+    assert LeadQuery.parse() == LeadQuery(limit=DEFAULT_PAGE_SIZE, after=None, filter=LeadFilter())
 
 
 @pytest.mark.parametrize("limit", [1, 2, 50, MAX_PAGE_SIZE])
@@ -87,24 +88,28 @@ def test_limit_out_of_bounds_is_refused(limit: int) -> None:
     "email", ["ada@example.com", "ADA@EXAMPLE.COM", "  Ada@Example.com ", "ada@Example.COM"]
 )
 def test_email_filter_becomes_the_email_key(email: str) -> None:
-    assert LeadQuery.parse(email=email).equals == (("email_key", "ada@example.com"),)
+    assert LeadQuery.parse(email=email).filter.equals == (("email_key", "ada@example.com"),)
 
 
 def test_invalid_email_filter_is_not_an_error() -> None:
     # It matches nothing stored, which is the honest answer to "leads with this email".
-    assert LeadQuery.parse(email="  Not An Email ").equals == (("email_key", "not an email"),)
+    assert LeadQuery.parse(email="  Not An Email ").filter.equals == (
+        ("email_key", "not an email"),
+    )
 
 
 def test_source_filter_is_kept() -> None:
-    assert LeadQuery.parse(source="webinar").equals == (("source", "webinar"),)
+    assert LeadQuery.parse(source="webinar").filter.equals == (("source", "webinar"),)
 
 
 def test_phone_filter_is_kept_as_typed_but_trimmed() -> None:
-    assert LeadQuery.parse(phone=" +44 20 7946 0958 ").equals == (("phone", "+44 20 7946 0958"),)
+    assert LeadQuery.parse(phone=" +44 20 7946 0958 ").filter.equals == (
+        ("phone", "+44 20 7946 0958"),
+    )
 
 
 def test_no_filter_given_is_no_filter() -> None:
-    assert LeadQuery.parse(email=None, source=None, phone=None).equals == ()
+    assert LeadQuery.parse(email=None, source=None, phone=None).filter.equals == ()
 
 
 def test_cursor_is_decoded() -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from leadmail.domain.addresses import InvalidAddress, email_key, normalise_email
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.leads import Lead
+from leadmail.domain.segments import LeadFilter
 
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 50
@@ -25,12 +25,12 @@ MAX_CURSOR_LENGTH = 17 + 1 + 40
 
 @dataclass(frozen=True, slots=True)
 class LeadQuery:
-    """What a lead listing asks for: newest first, one page at a time, only the leads whose
-    ``equals`` attributes have those values."""
+    """What a lead listing asks for: newest first, one page at a time, only the leads of
+    the segment ``filter`` (domain/segments.py)."""
 
     limit: int = DEFAULT_PAGE_SIZE
     after: PageCursor | None = None
-    equals: tuple[tuple[str, str], ...] = ()  # (attribute of Lead, value)
+    filter: LeadFilter = field(default_factory=LeadFilter)
 
     @classmethod
     def parse(
@@ -38,16 +38,18 @@ class LeadQuery:
         *,
         limit: int = DEFAULT_PAGE_SIZE,
         cursor: str | None = None,
+        segment: Iterable[tuple[str, str]] = (),
         **filters: str | None,
     ) -> LeadQuery:
-        """``filters`` by name (FILTERS); None is no filter."""
+        """``segment``: filter parameters as sent, (name, value), for LeadFilter.parse;
+        ``filters``: more of them by name (None is no filter)."""
         if not 1 <= limit <= MAX_PAGE_SIZE:
             raise ValidationFailed.one("limit", f"must be between 1 and {MAX_PAGE_SIZE}")
-        equals = tuple(FILTERS[name](value) for name, value in filters.items() if value is not None)
+        given = [*segment, *((k, v) for k, v in filters.items() if v is not None)]
         return cls(
             limit=limit,
             after=None if cursor is None else PageCursor.decode(cursor),
-            equals=equals,
+            filter=LeadFilter.parse(given),
         )
 
 
@@ -87,18 +89,3 @@ def page_of(rows: list[Lead], limit: int) -> LeadPage:
         return LeadPage(rows, None)
     last = rows[limit - 1]
     return LeadPage(rows[:limit], PageCursor(last.created_at, last.lead_id).encode())
-
-
-def _email_filter(value: str) -> tuple[str, str]:
-    try:
-        return "email_key", email_key(normalise_email(value))
-    except InvalidAddress:
-        return "email_key", email_key(value.strip())  # matches nothing stored; not an error
-
-
-# The exact-match filters of a listing: a value as given -> (attribute of Lead, value).
-FILTERS: dict[str, Callable[[str], tuple[str, str]]] = {
-    "email": _email_filter,  # the same mailbox, whatever the case
-    "source": lambda value: ("source", value),
-    "phone": lambda value: ("phone", value.strip()),
-}

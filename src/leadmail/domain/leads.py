@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import operator
 import re
 import secrets
-from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
+from typing import Any, TypeVar
 
 from leadmail.domain.addresses import InvalidAddress, email_key, normalise_email
+from leadmail.domain.custom_fields import CustomFields, check_patch, merge_fields, parse_fields
 from leadmail.domain.errors import FieldError, ValidationFailed
+from leadmail.domain.tags import Tags, tag_list
 
 MAX_NAME = 200
 MAX_SOURCE = 100
@@ -19,6 +21,7 @@ MAX_PHONE = 32
 PHONE_CHARACTERS = r"0-9 +()\-."  # a regular-expression class: digits, space, + - ( ) .
 PHONE_PATTERN = re.compile(f"[{PHONE_CHARACTERS}]+")
 LEAD_ID_PREFIX = "ld_"
+T = TypeVar("T")
 
 # Fields the service owns: a client that sends them is told so, by name.
 READ_ONLY_FIELDS = frozenset({"lead_id", "created_at", "updated_at", "account", "account_id"})
@@ -41,14 +44,28 @@ class Lead:
     phone: str
     created_at: datetime
     updated_at: datetime
+    tags: Tags = ()  # lower-case, trimmed, unique, sorted (domain/tags.py)
+    fields: CustomFields = field(default_factory=dict)  # custom fields (custom_fields.py)
 
     @property
     def email_key(self) -> str:
         return email_key(self.email)
 
     @classmethod
-    def new(cls, lead_id: str, account_id: str, fields: LeadFields, now: datetime) -> Lead:
-        return cls(lead_id, account_id, *_client_values(fields), now, now)  # type: ignore[call-arg]
+    def new(cls, lead_id: str, account_id: str, given: LeadFields, now: datetime) -> Lead:
+        return cls(
+            lead_id,
+            account_id,
+            given.name,
+            given.email,
+            given.source,
+            given.note,
+            given.phone,
+            now,
+            now,
+            tags=given.tags,
+            fields=given.fields,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,22 +77,29 @@ class LeadFields:
     source: str = ""
     note: str = ""
     phone: str = ""
+    tags: Tags = ()
+    fields: CustomFields = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, **values: str) -> LeadFields:
-        """Every field checked by its rule (RULES); every field that breaks one is named.
-        An omitted field is "" (which ``name`` and ``email`` refuse)."""
+    def parse(cls, **values: Any) -> LeadFields:
+        """Every field checked by its rule (RULES, tags.py, custom_fields.py); every field
+        that breaks one is named. An omitted text field is "" (which ``name`` and
+        ``email`` refuse); ``tags`` is a sequence of text, ``fields`` a mapping."""
+        tags: Sequence[str] = values.pop("tags", ())
+        fields: Mapping[str, object] = values.pop("fields", None) or {}
         if not values.keys() <= RULES.keys():
             raise TypeError(f"not fields of a lead: {sorted(values.keys() - RULES.keys())}")
-        try:  # the usual case, every field valid, in one go
-            return cls(*[rule(values.get(name, "")) for name, rule in RULES.items()])
-        except ValueError:
-            pass  # check again field by field, to name every field that is wrong
         errors: list[FieldError] = []
-        checked = [_check(errors, name, values.get(name, "")) for name in RULES]
+        try:  # the usual case, every field valid, in one go
+            texts = [rule(values.get(name, "")) for name, rule in RULES.items()]
+        except ValueError:  # check again field by field, to name every field that is wrong
+            texts = [_check(errors, name, values.get(name, "")) for name in RULES]
+        checked_tags = _collect(errors, tag_list, tags, "tags") or ()
+        checked_fields = _collect(errors, parse_fields, fields, "fields") or {}
         if errors:
             raise ValidationFailed(errors)
-        return cls(*checked)
+        name, email, source, note, phone = texts
+        return cls(name, email, source, note, phone, checked_tags, checked_fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,24 +111,48 @@ class LeadChanges:
     source: str | None = None
     note: str | None = None
     phone: str | None = None
+    tags: Tags | None = None  # the new set, replacing the old
+    fields: Mapping[str, object] | None = None  # merged key by key; null removes a key
 
     @classmethod
-    def parse(cls, **values: str | None) -> LeadChanges:
+    def parse(cls, **values: Any) -> LeadChanges:
+        """Text fields by name, ``tags`` (a sequence of text) and ``fields`` (a mapping);
+        None is "leave as it is"."""
+        tags: Sequence[str] | None = values.pop("tags", None)
+        fields: Mapping[str, object] | None = values.pop("fields", None)
         given = {name: value for name, value in values.items() if value is not None}
-        if not given:
+        if not given and tags is None and fields is None:
             listed = ", ".join(f"`{name}`" for name in CLIENT_FIELDS)
             raise ValidationFailed.one("body", f"must set at least one of {listed}")
         errors: list[FieldError] = []
         checked = {name: _check(errors, name, value) for name, value in given.items()}
+        new_tags = None if tags is None else _collect(errors, tag_list, tags, "tags")
+        patch = None if fields is None else _collect(errors, check_patch, fields, "fields")
         if errors:
             raise ValidationFailed(errors)
-        return cls(**checked)
+        return cls(**checked, tags=new_tags, fields=patch)
 
     def apply_to(self, lead: Lead, now: datetime) -> Lead:
-        changed = {
-            name: value for name in CLIENT_FIELDS if (value := getattr(self, name)) is not None
+        """The lead changed. Raises ValidationFailed when merged fields pass their limits."""
+        changed: dict[str, object] = {
+            name: value for name in TEXT_FIELDS if (value := getattr(self, name)) is not None
         }
-        return replace(lead, updated_at=now, **changed)
+        if self.tags is not None:
+            changed["tags"] = self.tags
+        if self.fields is not None:
+            changed["fields"] = merge_fields(lead.fields, self.fields)
+        return replace(lead, updated_at=now, **changed)  # type: ignore[arg-type]
+
+
+def _collect(
+    errors: list[FieldError], parse: Callable[[Any, str], T], value: Any, name: str
+) -> T | None:
+    """``parse(value, name)``, or None with its errors added to ``errors``."""
+    try:
+        return parse(value, name)
+    except ValidationFailed as e:
+        errors.extend(e.errors)
+        return None
 
 
 def _check(errors: list[FieldError], field: str, value: str) -> str:
@@ -171,8 +219,8 @@ def _phone(value: str) -> str:
     return text
 
 
-# The rule of each client-owned field, in LeadFields' order: checks a value and returns it
-# as stored.
+# The rule of each client-owned text field, in LeadFields' order: checks a value and
+# returns it as stored.
 RULES: dict[str, Callable[[str], str]] = {
     "name": _name,
     "email": _email,
@@ -181,6 +229,6 @@ RULES: dict[str, Callable[[str], str]] = {
     "phone": _phone,
 }
 CLIENT_FIELDS = tuple(f.name for f in fields(LeadFields))
-if tuple(RULES) != CLIENT_FIELDS:
-    raise TypeError("RULES must name LeadFields' fields, in their order")
-_client_values = operator.attrgetter(*CLIENT_FIELDS)  # one tuple of them, in one C call
+TEXT_FIELDS = CLIENT_FIELDS[: len(RULES)]
+if tuple(RULES) != TEXT_FIELDS or CLIENT_FIELDS[len(RULES) :] != ("tags", "fields"):
+    raise TypeError("RULES must name LeadFields' text fields, in their order")

@@ -4,6 +4,8 @@ from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.errors import LeadNotFound
 from leadmail.domain.lead_listing import LeadPage, LeadQuery, page_of
 from leadmail.domain.leads import Lead, LeadChanges, LeadFields, new_lead_id
+from leadmail.domain.segments import LeadFilter
+from leadmail.domain.tags import TagChange
 from leadmail.ports.leads import LeadRepository
 
 
@@ -29,13 +31,28 @@ class LeadService:
         return lead
 
     async def update(self, account_id: str, lead_id: str, changes: LeadChanges) -> Lead:
-        """Apply a partial update. Raises LeadNotFound, or DuplicateLead when the new email
-        belongs to another lead of the account."""
-        current = await self.get(account_id, lead_id)
-        updated = await self._repository.replace(changes.apply_to(current, self._clock()))
-        if updated is None:  # deleted between the read and the write
+        """Apply a partial update, to the lead as it is when written (custom fields merged
+        into its own, tags changed meanwhile kept unless replaced). Raises LeadNotFound,
+        DuplicateLead when the new email belongs to another lead of the account, or
+        ValidationFailed when merged fields pass their limits."""
+
+        def change(current: Lead) -> Lead:
+            return changes.apply_to(current, self._clock())
+
+        updated = await self._repository.update(account_id, lead_id, change)
+        if updated is None:
             raise LeadNotFound(lead_id)
         return updated
+
+    async def change_tags(self, account_id: str, lead_id: str, change: TagChange) -> Lead:
+        """Raises LeadNotFound, or TooManyTags (nothing changed). An empty change changes
+        nothing, ``updated_at`` included."""
+        if change.empty:
+            return await self.get(account_id, lead_id)
+        lead = await self._repository.change_tags(account_id, lead_id, change, self._clock())
+        if lead is None:
+            raise LeadNotFound(lead_id)
+        return lead
 
     async def delete(self, account_id: str, lead_id: str) -> None:
         if not await self._repository.delete(account_id, lead_id):
@@ -44,3 +61,6 @@ class LeadService:
     async def list(self, account_id: str, query: LeadQuery) -> LeadPage:
         rows = await self._repository.list(account_id, query)
         return page_of(rows, query.limit)
+
+    async def count(self, account_id: str, segment: LeadFilter) -> int:
+        return await self._repository.count(account_id, segment)

@@ -13,6 +13,7 @@ every statement and mapping here follows.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import enum
 import functools
@@ -24,7 +25,10 @@ from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 import msgspec
+from piccolo.columns import Array
 from piccolo.table import Table
+
+from leadmail.domain.custom_fields import encode_fields
 
 D = TypeVar("D")
 Row = Mapping[str, Any]
@@ -78,7 +82,9 @@ class Mapped(Generic[D]):
             attribute = field_of.get(column, column)
             if attribute not in hints and not hasattr(domain, attribute):
                 continue  # a column this type does not fill (set by a statement of its own)
-            encode = _encoder(attribute, hints.get(attribute))
+            encode = _encoder(
+                attribute, hints.get(attribute), table._meta.get_column_by_name(column)
+            )
             if encode is None:
                 self._plain[column] = attribute
                 encode = operator.attrgetter(attribute)
@@ -178,12 +184,17 @@ def _optional(hint: Any) -> tuple[Any, bool]:
     return hint, False
 
 
-def _encoder(field: str, hint: Any) -> _Encode | None:
+def _encoder(field: str, hint: Any, column: Any) -> _Encode | None:
     """How a field is stored when not as it is (None: as it is)."""
     kind, _ = _optional(hint)
     get = operator.attrgetter(field)
+    if typing.get_origin(kind) is tuple and isinstance(column, Array):
+        # A Postgres array takes a list; on SQLite, Piccolo's adapter writes it as JSON.
+        return lambda value: list(get(value))
     if typing.get_origin(kind) is tuple:  # stored as a JSON array in a text column
         return lambda value: _JSON.encode(list(get(value))).decode()
+    if typing.get_origin(kind) in (Mapping, collections.abc.Mapping, dict):
+        return lambda value: encode_fields(get(value))  # JSON text: jsonb takes it as is
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
         return lambda value: get(value).value
     return None
@@ -200,6 +211,8 @@ def _decoder(hint: Any) -> Callable[[Any], Any]:
         decode = moment_of
     elif typing.get_origin(kind) is tuple:
         decode = _json_tuple
+    elif typing.get_origin(kind) in (Mapping, collections.abc.Mapping, dict):
+        decode = _json_object
     elif isinstance(kind, type) and issubclass(kind, enum.Enum):
         decode = kind
     else:
@@ -213,8 +226,15 @@ def _same(value: Any) -> Any:
     return value
 
 
-def _json_tuple(value: str) -> tuple[Any, ...]:
-    return tuple(msgspec.json.decode(value))
+def _json_tuple(value: str | list[Any]) -> tuple[Any, ...]:
+    """A JSON array's text, or a list (a Postgres array; SQLite's, converted by Piccolo)."""
+    return tuple(msgspec.json.decode(value) if isinstance(value, str) else value)
+
+
+def _json_object(value: str | dict[str, Any]) -> dict[str, Any]:
+    loaded = msgspec.json.decode(value) if isinstance(value, str) else value
+    assert isinstance(loaded, dict)
+    return loaded
 
 
 def moment_of(value: datetime | str) -> datetime:

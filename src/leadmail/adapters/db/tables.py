@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from piccolo.columns import ForeignKey, Integer, Text, Timestamptz, Varchar
+from piccolo.columns import JSONB, Array, ForeignKey, Integer, Text, Timestamptz, Varchar
 from piccolo.columns.base import OnDelete
 from piccolo.engine.base import Engine
 from piccolo.table import Table
@@ -60,6 +60,11 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         created_at = Timestamptz()
         updated_at = Timestamptz()
         phone = Varchar(length=32)  # as the client typed it; "" when there is none
+        # Lower-case, unique, sorted (domain/tags.py); a text[] (GIN-indexed) on Postgres,
+        # a JSON array on SQLite.
+        tags = Array(base_column=Text())
+        # Custom fields (domain/custom_fields.py): jsonb on Postgres, JSON text on SQLite.
+        fields = JSONB()
 
     class Templates(Table, tablename="templates", db=engine):
         template_id = Varchar(length=64, primary_key=True)

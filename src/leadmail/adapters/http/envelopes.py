@@ -10,6 +10,7 @@ import msgspec
 
 from leadmail.adapters.http.schemas import (
     AllowedOut,
+    CountOut,
     DeletedOut,
     LeadOut,
     LeadPageOut,
@@ -37,6 +38,10 @@ class LeadEnvelope(Ok):
 
 class LeadPageEnvelope(Ok):
     data: LeadPageOut
+
+
+class LeadCountEnvelope(Ok):
+    data: CountOut
 
 
 class DeletedLeadEnvelope(Ok):

@@ -23,7 +23,7 @@ from litestar.openapi.spec import (
     RequestBody,
 )
 
-from leadmail.adapters.http import envelopes, samples, schemas
+from leadmail.adapters.http import envelopes, samples
 from leadmail.adapters.http.error_table import (
     BY_CLASS,
     INTERNAL_ERROR,
@@ -34,6 +34,7 @@ from leadmail.adapters.http.error_table import (
 )
 from leadmail.adapters.http.errors import TOO_LARGE, answer_to, envelope, internal_error
 from leadmail.adapters.http.schemas import (
+    CountOut,
     DeletedOut,
     LeadOut,
     LeadPageOut,
@@ -55,37 +56,6 @@ from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReu
 from leadmail.domain.lead_listing import LeadPage, PageCursor
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
-
-# --- request bodies, by wire class --------------------------------------------------
-
-_WELCOME_VARIABLES = {
-    "school_name": "Northwind Academy",
-    "first_name": "Ada",
-    "courses_link": "https://northwind.example.com/courses",
-    "contact_email": "hello@northwind.example.com",
-}
-REQUESTS: dict[type[Any], dict[str, Any]] = {
-    schemas.LeadIn: {
-        "name": "Ada Lovelace",
-        "email": "ada@example.com",
-        "source": "open-day",
-        "note": "Asked about the March cohort",
-        "phone": "+44 20 7946 0958",
-    },
-    schemas.LeadPatchIn: {"note": "Enrolled in the March cohort"},
-    schemas.SendEmailIn: {
-        "to": "ada@example.com",
-        "subject": "Your open day place",
-        "html": "<p>See you on Saturday at 10:00.</p>",
-        "from": samples.SENDER,
-    },
-    schemas.SendTemplateIn: {
-        "to": ["ada@example.com", "grace@example.com"],
-        "template_id": "welcome",
-        "variables": _WELCOME_VARIABLES,
-        "from": samples.SENDER,
-    },
-}
 
 # --- successes, by operation id -----------------------------------------------------
 
@@ -113,12 +83,25 @@ SUCCESSES: dict[str, msgspec.Struct] = {
     ),
     "addLead": envelopes.LeadEnvelope.of("Lead added", _LEAD_OUT),
     "getLead": envelopes.LeadEnvelope.of("Lead retrieved", _LEAD_OUT),
+    "countLeads": envelopes.LeadCountEnvelope.of("Leads counted", CountOut(count=1)),
     "updateLead": envelopes.LeadEnvelope.of(
         "Lead updated",
         LeadOut.of(
             dataclasses.replace(
                 samples.LEAD,
                 note="Enrolled in the March cohort",
+                tags=("march-cohort",),
+                fields=samples.UPDATED_FIELDS,
+                updated_at=samples.AT.replace(hour=11),
+            )
+        ),
+    ),
+    "changeLeadTags": envelopes.LeadEnvelope.of(
+        "Tags changed",
+        LeadOut.of(
+            dataclasses.replace(
+                samples.LEAD,
+                tags=("evening", "march-cohort"),
                 updated_at=samples.AT.replace(hour=11),
             )
         ),

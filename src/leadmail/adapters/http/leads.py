@@ -6,21 +6,25 @@ from typing import Annotated, Any, ClassVar
 
 import msgspec
 from litestar import Controller, Request, delete, get, post, put
-from litestar.params import FromPath, FromQuery, JSONBody, Parameter
+from litestar.params import FromPath, JSONBody, Parameter
 
+from leadmail.adapters.http import segments as s
 from leadmail.adapters.http.discovery import options_for
 from leadmail.adapters.http.envelopes import (
     DeletedLeadEnvelope,
+    LeadCountEnvelope,
     LeadEnvelope,
     LeadPageEnvelope,
 )
 from leadmail.adapters.http.operation_errors import error_responses
 from leadmail.adapters.http.schemas import (
+    CountOut,
     DeletedOut,
     LeadIn,
     LeadOut,
     LeadPageOut,
     LeadPatchIn,
+    TagsIn,
     given_fields,
 )
 from leadmail.domain.errors import LeadNotFound, ValidationFailed
@@ -31,6 +35,7 @@ from leadmail.domain.lead_listing import (
     LeadQuery,
 )
 from leadmail.domain.leads import LeadChanges, LeadFields
+from leadmail.domain.tags import TagChange
 from leadmail.ports.errors import DuplicateLead
 from leadmail.services.leads import LeadService
 
@@ -46,7 +51,9 @@ class LeadController(Controller):
     leads: ClassVar[LeadService]
 
     collection_options = options_for("/", "GET", "POST")
+    count_options = options_for("/count", "GET")
     item_options = options_for("/{lead_id:str}", "GET", "PUT", "DELETE")
+    tags_options = options_for("/{lead_id:str}/tags", "POST")
 
     @post(
         "/",
@@ -63,7 +70,10 @@ class LeadController(Controller):
     @get(
         "/",
         summary="List leads, newest first",
-        description="Cursor pagination: pass `next_cursor` back as `cursor`. `limit` is 1-100.",
+        description=(
+            "Cursor pagination: pass `next_cursor` back as `cursor`. `limit` is 1-100. "
+            + s.SEGMENT_TEXT
+        ),
         operation_id="listLeads",
         responses=error_responses(ValidationFailed),
     )
@@ -80,13 +90,42 @@ class LeadController(Controller):
                 ),
             ),
         ] = None,
-        email: FromQuery[str | None] = None,
-        source: FromQuery[str | None] = None,
-        phone: FromQuery[str | None] = None,
+        tag: s.Tag = None,
+        any_tag: s.AnyTag = None,
+        not_tag: s.NotTag = None,
+        email: s.Email = None,
+        source: s.Source = None,
+        phone: s.Phone = None,
+        created_after: s.CreatedAfter = None,
+        created_before: s.CreatedBefore = None,
     ) -> LeadPageEnvelope:
-        query = LeadQuery.parse(limit=limit, cursor=cursor, email=email, source=source, phone=phone)
+        # The segment as sent (segments.py); the parameters above document it.
+        pairs = s.query_pairs(request, paging=True)
+        query = LeadQuery.parse(limit=limit, cursor=cursor, segment=pairs)
         page = await self.leads.list(request.user.account_id, query)
         return LeadPageEnvelope.of("Leads retrieved", LeadPageOut.of(page))
+
+    @get(
+        "/count",
+        summary="Count leads",
+        description="How many leads of your account the filters select. " + s.SEGMENT_TEXT,
+        operation_id="countLeads",
+        responses=error_responses(ValidationFailed),
+    )
+    async def count_leads(
+        self,
+        request: AuthedRequest,
+        tag: s.Tag = None,
+        any_tag: s.AnyTag = None,
+        not_tag: s.NotTag = None,
+        email: s.Email = None,
+        source: s.Source = None,
+        phone: s.Phone = None,
+        created_after: s.CreatedAfter = None,
+        created_before: s.CreatedBefore = None,
+    ) -> LeadCountEnvelope:
+        count = await self.leads.count(request.user.account_id, s.segment_of(request))
+        return LeadCountEnvelope.of("Leads counted", CountOut(count=count))
 
     @get(
         "/{lead_id:str}",
@@ -101,6 +140,10 @@ class LeadController(Controller):
     @put(
         "/{lead_id:str}",
         summary="Update a lead (partial: omitted fields stay as they are)",
+        description=(
+            "`tags` replaces the lead's set; `fields` is merged into its custom fields key"
+            " by key, and a key set to null is removed."
+        ),
         operation_id="updateLead",
         responses=error_responses(ValidationFailed, LeadNotFound, DuplicateLead, body=True),
     )
@@ -113,6 +156,25 @@ class LeadController(Controller):
         changes = LeadChanges.parse(**given_fields(data))
         lead = await self.leads.update(request.user.account_id, lead_id, changes)
         return LeadEnvelope.of("Lead updated", LeadOut.of(lead))
+
+    @post(
+        "/{lead_id:str}/tags",
+        status_code=200,
+        summary="Add and remove tags",
+        description=(
+            "Both lists at once, atomically: concurrent changes of the same lead all land."
+            " A tag in both lists ends up removed; empty lists change nothing. A lead left"
+            " with more than 50 tags: 422, nothing changed."
+        ),
+        operation_id="changeLeadTags",
+        responses=error_responses(ValidationFailed, LeadNotFound, body=True),
+    )
+    async def change_tags(
+        self, request: AuthedRequest, lead_id: FromPath[str], data: JSONBody[TagsIn]
+    ) -> LeadEnvelope:
+        change = TagChange.parse(data.add, data.remove)
+        lead = await self.leads.change_tags(request.user.account_id, lead_id, change)
+        return LeadEnvelope.of("Tags changed", LeadOut.of(lead))
 
     @delete(
         "/{lead_id:str}",

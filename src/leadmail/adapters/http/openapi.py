@@ -22,7 +22,7 @@ from litestar.openapi.spec import (
 )
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
-from leadmail.adapters.http import envelopes, examples, schemas
+from leadmail.adapters.http import envelopes, examples, request_examples, schemas
 from leadmail.adapters.http.docs import docs_plugins
 from leadmail.adapters.http.envelopes import (
     ErrorEnvelope,
@@ -39,6 +39,8 @@ COMPONENT_NAMES = {
     schemas.LeadOut: "Lead",
     schemas.LeadPageOut: "LeadPage",
     schemas.DeletedOut: "DeletedLead",
+    schemas.TagsIn: "TagChange",
+    schemas.CountOut: "LeadCount",
     schemas.SendEmailIn: "SendEmailRequest",
     schemas.SendTemplateIn: "SendTemplateEmailRequest",
     schemas.MessageOut: "Message",
@@ -50,6 +52,7 @@ COMPONENT_NAMES = {
 REQUEST_BODIES = (
     schemas.LeadIn,
     schemas.LeadPatchIn,
+    schemas.TagsIn,
     schemas.SendEmailIn,
     schemas.SendTemplateIn,
 )
@@ -101,7 +104,7 @@ def finish(
     _rename_references(document, {f"#/components/schemas/{k}": v for k, v in renames.items()})
     requests = {
         f"#/components/schemas/{renames.get(cls.__name__, cls.__name__)}": example
-        for cls, example in examples.REQUESTS.items()
+        for cls, example in request_examples.REQUESTS.items()
     }
     replayed = set(replayable)
     for path in (document.paths or {}).values():

@@ -17,10 +17,12 @@ from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
 from leadmail.adapters.http import schemas
 from leadmail.domain.addresses import MAX_EMAIL_LENGTH
+from leadmail.domain.custom_fields import FIELD_KEY, MAX_FIELD_TEXT, MAX_FIELDS
 from leadmail.domain.email import MAX_RECIPIENTS, MAX_SUBJECT
 from leadmail.domain.idempotency import MAX_KEY_LENGTH
 from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
 from leadmail.domain.leads import MAX_NAME, MAX_NOTE, MAX_PHONE, MAX_SOURCE, PHONE_CHARACTERS
+from leadmail.domain.tags import MAX_TAG, MAX_TAGS
 from leadmail.domain.templates import TEMPLATE_ID
 
 # What Python's str.strip() removes (str.isspace), as a regular-expression class.
@@ -78,6 +80,27 @@ LEAD_FIELDS: dict[str, dict[str, Any]] = {
         "pattern": f"^[{_SPACE}]*(?:[{PHONE_CHARACTERS}]*[0-9][{PHONE_CHARACTERS}]*)?[{_SPACE}]*$",
     },
 }
+# A tag as sent: trimmed (as the domain trims it), 1-64 of letters, digits, - _ . : and
+# space (domain/tags.py).
+_TAG_EDGE = r"A-Za-z0-9_.:\-"
+TAG = {
+    "pattern": f"^[{_SPACE}]*[{_TAG_EDGE}](?:[{_TAG_EDGE} ]{{0,{MAX_TAG - 2}}}[{_TAG_EDGE}])?"
+    f"[{_SPACE}]*$"
+}
+TAGS = {"maxItems": MAX_TAGS, "items": TAG}
+# Custom fields as sent: keys by pattern; values text, a number, a boolean or null. (The
+# whole object's 8 KB is said in words: JSON Schema has no keyword for it.)
+FIELDS_TEXT = (
+    f"Custom fields: at most {MAX_FIELDS} keys of `{FIELD_KEY.pattern}`; values text (at most"
+    f" {MAX_FIELD_TEXT} characters), numbers, booleans or null; at most 8 KB as compact JSON."
+)
+_STORED_VALUES: list[Schema | Reference] = [
+    Schema(type=OpenAPIType.STRING, max_length=MAX_FIELD_TEXT, pattern=r"^[^\x00]*$"),
+    Schema(type=OpenAPIType.NUMBER),
+    Schema(type=OpenAPIType.BOOLEAN),
+]
+FIELD_VALUE = Schema(one_of=[*_STORED_VALUES, Schema(type=OpenAPIType.NULL)])
+STORED_FIELD_VALUE = Schema(one_of=_STORED_VALUES)  # in an answer: null is no value
 RECIPIENTS = {"minItems": 1, "maxItems": MAX_RECIPIENTS}
 SEND_FIELDS: dict[str, dict[str, Any]] = {
     # No control character but tab (domain/email.py's check_subject).
@@ -94,6 +117,13 @@ BODIES: dict[type[Any], dict[str, dict[str, Any]]] = {
     schemas.SendEmailIn: SEND_FIELDS,
     schemas.SendTemplateIn: TEMPLATE_FIELDS,
 }
+# Bodies with tags (arrays of tags) and custom fields, by property.
+TAG_LISTS: dict[type[Any], tuple[str, ...]] = {
+    schemas.LeadIn: ("tags",),
+    schemas.LeadPatchIn: ("tags",),
+    schemas.TagsIn: ("add", "remove"),
+}
+WITH_FIELDS = (schemas.LeadIn, schemas.LeadPatchIn, schemas.LeadOut)
 # Every send takes ``to`` (one address or 1-50) and ``from`` (an address).
 SENDS = (schemas.SendEmailIn, schemas.SendTemplateIn)
 
@@ -105,6 +135,11 @@ PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
         "pattern": r"^[\x20-\x7e]+$",  # printable ASCII
     },
     ("query", "cursor"): {"maxLength": MAX_CURSOR_LENGTH, "pattern": CURSOR.pattern},
+    ("query", "tag"): TAGS,
+    ("query", "any_tag"): TAGS,
+    ("query", "not_tag"): TAGS,
+    ("query", "created_after"): {"format": "date-time"},
+    ("query", "created_before"): {"format": "date-time"},
 }
 
 
@@ -121,8 +156,47 @@ def _state(schema: Schema, rule: dict[str, Any]) -> None:
     for keyword, value in rule.items():
         if keyword == "format":
             schema.format = OpenAPIFormat(value)
+        elif keyword == "items":
+            if isinstance(schema.items, Schema):
+                _state(schema.items, value)
         elif keyword != "type":
             setattr(schema, _KEYWORDS[keyword], value)
+
+
+def _arrays(schema: Schema | Reference) -> list[Schema]:
+    """The array schema(s) a property is: itself, or its array branches."""
+    if not isinstance(schema, Schema):
+        return []
+    if schema.one_of:
+        return [s for s in schema.one_of if isinstance(s, Schema) and s.type == OpenAPIType.ARRAY]
+    return [schema] if schema.type == OpenAPIType.ARRAY else []
+
+
+def _objects(schema: Schema | Reference) -> list[Schema]:
+    if not isinstance(schema, Schema):
+        return []
+    if schema.one_of:
+        return [s for s in schema.one_of if isinstance(s, Schema) and s.type == OpenAPIType.OBJECT]
+    return [schema] if schema.type == OpenAPIType.OBJECT else []
+
+
+def _state_tags_and_fields(components: dict[str, Any]) -> None:
+    for cls, names in TAG_LISTS.items():
+        body = components.get(cls.__name__)
+        if isinstance(body, Schema) and body.properties:
+            for name in names:
+                for schema in _arrays(body.properties[name]):
+                    _state(schema, TAGS)
+    for cls in WITH_FIELDS:
+        body = components.get(cls.__name__)
+        if isinstance(body, Schema) and body.properties:
+            for schema in _objects(body.properties["fields"]):
+                schema.max_properties = MAX_FIELDS
+                schema.property_names = Schema(pattern=FIELD_KEY.pattern)
+                schema.additional_properties = FIELD_VALUE
+                schema.description = FIELDS_TEXT
+                if cls is schemas.LeadOut:  # stored values: null is no value
+                    schema.additional_properties = STORED_FIELD_VALUE
 
 
 def _strings(schema: Schema | Reference) -> list[Schema]:
@@ -137,6 +211,7 @@ def _strings(schema: Schema | Reference) -> list[Schema]:
 def state_rules(components: dict[str, Any], *, sender_required: bool) -> None:
     """Write the rules into the request bodies' schemas (keyed by class name).
     ``sender_required``: no default sender is configured, so ``from`` must be sent."""
+    _state_tags_and_fields(components)
     for cls, fields in BODIES.items():
         body = components.get(cls.__name__)
         if not isinstance(body, Schema) or not body.properties:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from leadmail.domain.custom_fields import FieldValue
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
 from leadmail.domain.email import Message, MessageStatus
 from leadmail.domain.errors import LeadmailError
@@ -26,7 +27,16 @@ LEAD = Lead(
     phone="+44 20 7946 0958",
     created_at=AT,
     updated_at=AT,
+    tags=("evening", "open-day"),
+    fields={"city": "Leeds", "course_of_interest": "Data science", "age": 34, "newsletter": True},
 )
+# LEAD's fields after the update example (request_examples.REQUESTS[LeadPatchIn]) merged into them.
+UPDATED_FIELDS: dict[str, FieldValue] = {
+    "city": "Leeds",
+    "course_of_interest": "Data science",
+    "age": 34,
+    "cohort": "2026-03",
+}
 TEMPLATE = Template(
     template_id="welcome",
     name="Welcome",

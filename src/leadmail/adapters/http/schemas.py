@@ -21,22 +21,40 @@ VARIABLES_RULE = (
 )
 
 
+# A custom field's value as sent: any JSON here, so that the domain names a bad one by its
+# key (``fields.city``); rules.py states the values the document allows.
+FieldsIn = dict[str, Any]
+FieldValueOut = str | int | float | bool
+
+
 class LeadIn(msgspec.Struct, forbid_unknown_fields=True):
     name: str
     email: str
     source: str = ""
     note: str = ""
     phone: str = ""
+    tags: list[str] = msgspec.field(default_factory=list)
+    fields: FieldsIn = msgspec.field(default_factory=dict)
 
 
 class LeadPatchIn(msgspec.Struct, forbid_unknown_fields=True):
-    """Any subset of the client fields; omitted ones stay as they are."""
+    """Any subset of the client fields; omitted ones stay as they are. ``tags`` replaces
+    the set; ``fields`` is merged key by key (null removes a key)."""
 
     name: str | msgspec.UnsetType = msgspec.UNSET
     email: str | msgspec.UnsetType = msgspec.UNSET
     source: str | msgspec.UnsetType = msgspec.UNSET
     note: str | msgspec.UnsetType = msgspec.UNSET
     phone: str | msgspec.UnsetType = msgspec.UNSET
+    tags: list[str] | msgspec.UnsetType = msgspec.UNSET
+    fields: FieldsIn | msgspec.UnsetType = msgspec.UNSET
+
+
+class TagsIn(msgspec.Struct, forbid_unknown_fields=True):
+    """Tags to add and to remove, in one step; at least one of them."""
+
+    add: list[str] = msgspec.field(default_factory=list)
+    remove: list[str] = msgspec.field(default_factory=list)
 
 
 class LeadOut(msgspec.Struct):
@@ -46,6 +64,8 @@ class LeadOut(msgspec.Struct):
     source: str
     note: str
     phone: str
+    tags: list[str]
+    fields: dict[str, FieldValueOut]
     created_at: str
     updated_at: str
 
@@ -59,6 +79,8 @@ class LeadOut(msgspec.Struct):
             source=lead.source,
             note=lead.note,
             phone=lead.phone,
+            tags=list(lead.tags),
+            fields=dict(lead.fields),
             created_at=created,
             # A new lead's two moments are one: format it once.
             updated_at=created if lead.updated_at == lead.created_at else to_iso(lead.updated_at),
@@ -72,6 +94,10 @@ class LeadPageOut(msgspec.Struct):
     @classmethod
     def of(cls, page: LeadPage) -> LeadPageOut:
         return cls(items=[LeadOut.of(lead) for lead in page.leads], next_cursor=page.next_cursor)
+
+
+class CountOut(msgspec.Struct):
+    count: int
 
 
 class AllowedOut(msgspec.Struct):

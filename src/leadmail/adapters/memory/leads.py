@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime
 
+from leadmail.domain.custom_fields import encode_fields
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.leads import Lead
+from leadmail.domain.segments import LeadFilter
+from leadmail.domain.tags import TagChange
 from leadmail.ports.errors import DuplicateLead
 from leadmail.ports.leads import LeadRepository
 
@@ -32,9 +37,9 @@ class MemoryLeadRepository(LeadRepository):
     async def get(self, account_id: str, lead_id: str) -> Lead | None:
         return self._leads.get((account_id, lead_id))
 
-    async def replace(self, lead: Lead) -> Lead | None:
+    async def replace(self, lead: Lead, expected: Lead | None = None) -> Lead | None:
         stored = self._leads.get((lead.account_id, lead.lead_id))
-        if stored is None:
+        if stored is None or (expected is not None and not unchanged(stored, expected)):
             return None
         existing = self._owner_of_email(lead)
         if existing is not None:
@@ -46,12 +51,37 @@ class MemoryLeadRepository(LeadRepository):
     async def delete(self, account_id: str, lead_id: str) -> bool:
         return self._leads.pop((account_id, lead_id), None) is not None
 
+    async def update(
+        self, account_id: str, lead_id: str, change: Callable[[Lead], Lead]
+    ) -> Lead | None:
+        stored = self._leads.get((account_id, lead_id))
+        if stored is None:
+            return None
+        return await self.replace(change(stored))  # no await before it: nothing between
+
+    async def change_tags(
+        self, account_id: str, lead_id: str, change: TagChange, now: datetime
+    ) -> Lead | None:
+        stored = self._leads.get((account_id, lead_id))
+        if stored is None:
+            return None
+        changed = replace(stored, tags=change.apply_to(stored.tags), updated_at=now)
+        self._leads[(account_id, lead_id)] = changed
+        return changed
+
+    async def count(self, account_id: str, segment: LeadFilter) -> int:
+        return sum(
+            1
+            for lead in self._leads.values()
+            if lead.account_id == account_id and segment.matches(lead)
+        )
+
     async def list(self, account_id: str, query: LeadQuery) -> list[Lead]:
         rows = [
             lead
             for lead in self._leads.values()
             if lead.account_id == account_id
-            and all(getattr(lead, attribute) == value for attribute, value in query.equals)
+            and query.filter.matches(lead)
             and (
                 query.after is None
                 or (lead.created_at, lead.lead_id) < (query.after.created_at, query.after.lead_id)
@@ -59,3 +89,13 @@ class MemoryLeadRepository(LeadRepository):
         ]
         rows.sort(key=lambda lead: (lead.created_at, lead.lead_id), reverse=True)
         return rows[: query.limit + 1]
+
+
+def unchanged(stored: Lead, expected: Lead) -> bool:
+    """What a conditional replace compares: the lead's ``updated_at``, tags and custom
+    fields (by their JSON, where true is not 1)."""
+    return (
+        stored.updated_at == expected.updated_at
+        and stored.tags == expected.tags
+        and encode_fields(stored.fields) == encode_fields(expected.fields)
+    )

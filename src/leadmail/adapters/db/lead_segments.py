@@ -1,0 +1,106 @@
+"""A segment (domain/segments.py) as SQL: the WHERE clause of a listing or a count, for
+Postgres (array and jsonb operators, which the GIN index on tags serves) and for SQLite
+(JSON functions over the same values stored as text).
+
+Every value is a parameter; only column names and fixed operators are written into the
+text. The text depends on which filters are given (and how many tags), not on their
+values, so a few shapes cover every request.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from leadmail.domain.custom_fields import encode_fields
+from leadmail.domain.lead_listing import LeadQuery
+from leadmail.domain.segments import LeadFilter
+
+Kind = Literal["sqlite", "postgres"]
+# The attributes a segment compares exactly, and their columns (the same names).
+_EQUALS = frozenset({"email_key", "source", "phone"})
+
+
+def where(kind: Kind, account_id: str, segment: LeadFilter) -> tuple[str, list[Any]]:
+    """`` WHERE ...`` (``%s`` for each parameter) and its arguments."""
+    sql = ['"account_id" = %s']
+    args: list[Any] = [account_id]
+    for attribute, value in segment.equals:
+        if attribute not in _EQUALS:
+            raise ValueError(f"not a column a segment compares: {attribute}")
+        sql.append(f'"{attribute}" = %s')
+        args.append(value)
+    if segment.created_after is not None:
+        sql.append('"created_at" > %s')
+        args.append(segment.created_after)
+    if segment.created_before is not None:
+        sql.append('"created_at" < %s')
+        args.append(segment.created_before)
+    if kind == "postgres":
+        _postgres(segment, sql, args)
+    else:
+        _sqlite(segment, sql, args)
+    return " WHERE " + " AND ".join(sql), args
+
+
+def _postgres(segment: LeadFilter, sql: list[str], args: list[Any]) -> None:
+    if segment.all_tags:
+        sql.append('"tags" @> %s::text[]')
+        args.append(list(segment.all_tags))
+    if segment.any_tags:
+        sql.append('"tags" && %s::text[]')
+        args.append(list(segment.any_tags))
+    if segment.no_tags:
+        sql.append('NOT ("tags" && %s::text[])')
+        args.append(list(segment.no_tags))
+    if segment.fields:
+        # Containment of one key's scalar is equality by JSON type: 42 = 42.0, true <> 1.
+        sql.append('"fields" @> %s::jsonb')
+        args.append(encode_fields(dict(segment.fields)))
+
+
+_HAS_TAG = 'EXISTS (SELECT 1 FROM json_each("leads"."tags") WHERE "value" IN ({}))'
+# JSON types by SQLite's json_type: a boolean is "true"/"false", never a number.
+_JSON_TYPE = 'json_type("fields", %s)'
+
+
+def _sqlite(segment: LeadFilter, sql: list[str], args: list[Any]) -> None:
+    for tag in segment.all_tags:
+        sql.append(_HAS_TAG.format("%s"))
+        args.append(tag)
+    if segment.any_tags:
+        sql.append(_HAS_TAG.format(", ".join("%s" for _ in segment.any_tags)))
+        args.extend(segment.any_tags)
+    if segment.no_tags:
+        sql.append("NOT " + _HAS_TAG.format(", ".join("%s" for _ in segment.no_tags)))
+        args.extend(segment.no_tags)
+    for key, value in segment.fields:
+        path = f"$.{key}"  # a key is [a-z][a-z0-9_]*: a path as it is
+        if isinstance(value, bool):
+            sql.append(f"{_JSON_TYPE} = %s")
+            args.extend([path, "true" if value else "false"])
+        elif isinstance(value, str):
+            sql.append(f"{_JSON_TYPE} = 'text' AND json_extract(\"fields\", %s) = %s")
+            args.extend([path, path, value])
+        else:
+            sql.append(f"{_JSON_TYPE} IN ('integer', 'real') AND json_extract(\"fields\", %s) = %s")
+            args.extend([path, path, value])
+
+
+def page(kind: Kind, account_id: str, query: LeadQuery, columns: str) -> tuple[str, list[Any]]:
+    """A page of the segment, newest first, after the query's cursor: ``query.limit + 1``
+    rows (one more tells whether there is a next page)."""
+    clause, args = where(kind, account_id, query.filter)
+    if query.after is not None:
+        at, last_id = query.after.created_at, query.after.lead_id
+        clause += ' AND ("created_at" < %s OR ("created_at" = %s AND "lead_id" < %s))'
+        args += [at, at, last_id]
+    text = (
+        f'SELECT {columns} FROM "leads"{clause}'
+        f' ORDER BY "created_at" DESC, "lead_id" DESC LIMIT {int(query.limit) + 1}'
+    )
+    return text, args
+
+
+def count(kind: Kind, account_id: str, segment: LeadFilter) -> tuple[str, list[Any]]:
+    clause, args = where(kind, account_id, segment)
+    return f'SELECT count(*) AS "count" FROM "leads"{clause}', args

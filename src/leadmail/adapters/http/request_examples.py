@@ -1,0 +1,49 @@
+"""The OpenAPI document's request body examples, by wire class (examples.py has the
+successes and failures)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leadmail.adapters.http import samples, schemas
+
+_WELCOME_VARIABLES = {
+    "school_name": "Northwind Academy",
+    "first_name": "Ada",
+    "courses_link": "https://northwind.example.com/courses",
+    "contact_email": "hello@northwind.example.com",
+}
+REQUESTS: dict[type[Any], dict[str, Any]] = {
+    schemas.LeadIn: {
+        "name": "Ada Lovelace",
+        "email": "ada@example.com",
+        "source": "open-day",
+        "note": "Asked about the March cohort",
+        "phone": "+44 20 7946 0958",
+        "tags": ["open-day", "Evening"],
+        "fields": {
+            "city": "Leeds",
+            "course_of_interest": "Data science",
+            "age": 34,
+            "newsletter": True,
+        },
+    },
+    schemas.LeadPatchIn: {
+        "note": "Enrolled in the March cohort",
+        "tags": ["march-cohort"],
+        "fields": {"newsletter": None, "cohort": "2026-03"},
+    },
+    schemas.TagsIn: {"add": ["March-Cohort"], "remove": ["open-day"]},
+    schemas.SendEmailIn: {
+        "to": "ada@example.com",
+        "subject": "Your open day place",
+        "html": "<p>See you on Saturday at 10:00.</p>",
+        "from": samples.SENDER,
+    },
+    schemas.SendTemplateIn: {
+        "to": ["ada@example.com", "grace@example.com"],
+        "template_id": "welcome",
+        "variables": _WELCOME_VARIABLES,
+        "from": samples.SENDER,
+    },
+}

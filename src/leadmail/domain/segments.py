@@ -1,0 +1,201 @@
+"""Segments: which leads of an account a listing, a count or a campaign means, as one filter.
+
+Written as query parameters (``?tag=march&field.city=Leeds``) or as a JSON object with the
+same names (``{"tag": ["march"], "field.city": "Leeds"}``); both are checked by the same
+rules, and anything unknown or malformed is refused naming the parameter.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from leadmail.domain.addresses import InvalidAddress, email_key, normalise_email
+from leadmail.domain.custom_fields import (
+    MAX_FIELD_TEXT,
+    MAX_FIELDS,
+    FieldValue,
+    check_key,
+    check_value,
+    same_value,
+)
+from leadmail.domain.errors import FieldError, ValidationFailed
+from leadmail.domain.leads import Lead
+from leadmail.domain.tags import MAX_TAGS, Tags, normalise_tag, tags_of
+
+# Repeatable: the lead has every ``tag``, at least one ``any_tag``, no ``not_tag``.
+TAG_FILTERS = ("tag", "any_tag", "not_tag")
+EXACT_FILTERS = ("email", "source", "phone")  # exact values (email: the same mailbox)
+TIME_FILTERS = ("created_after", "created_before")  # RFC 3339, strictly after / before
+FIELD_PREFIX = "field."  # field.<key>=<value>: the custom field has exactly that value
+FILTER_NAMES = (*TAG_FILTERS, *EXACT_FILTERS, *TIME_FILTERS)
+NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+RFC3339 = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)"
+    r"(?:([Zz])|([+ -])([0-9]{2}:[0-9]{2}))"  # " ": a "+" a query string turned to a space
+)
+_FIRST = datetime.min.replace(tzinfo=UTC)
+_LAST = datetime.max.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class LeadFilter:
+    """The leads whose ``equals`` attributes have those values, that have every tag of
+    ``all_tags``, one of ``any_tags`` (if any), none of ``no_tags``, were created strictly
+    between the two moments given, and whose custom fields have the ``fields`` values
+    (compared by JSON type: ``same_value``)."""
+
+    equals: tuple[tuple[str, str], ...] = ()  # (attribute of Lead, value)
+    all_tags: Tags = ()
+    any_tags: Tags = ()
+    no_tags: Tags = ()
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    fields: tuple[tuple[str, FieldValue], ...] = ()
+
+    @classmethod
+    def parse(cls, pairs: Iterable[tuple[str, str]]) -> LeadFilter:
+        """From query parameters, (name, value) as sent; a name may repeat."""
+        grouped: dict[str, list[object]] = {}
+        for name, value in pairs:
+            grouped.setdefault(name, []).append(value)
+        return _build(grouped, typed=False)
+
+    @classmethod
+    def from_json(cls, mapping: Mapping[str, object]) -> LeadFilter:
+        """From a JSON object with the parameters' names: a tag filter takes a string or a
+        list of strings; ``field.<key>`` takes a JSON value, compared as that type."""
+        grouped: dict[str, list[object]] = {}
+        for name, value in mapping.items():
+            if name in TAG_FILTERS and isinstance(value, list):
+                grouped[name] = list(value)
+            else:
+                grouped[name] = [value]
+        return _build(grouped, typed=True)
+
+    def matches(self, lead: Lead) -> bool:
+        tags = set(lead.tags)
+        return (
+            all(getattr(lead, attribute) == value for attribute, value in self.equals)
+            and tags.issuperset(self.all_tags)
+            and (not self.any_tags or not tags.isdisjoint(self.any_tags))
+            and tags.isdisjoint(self.no_tags)
+            and (self.created_after is None or lead.created_at > self.created_after)
+            and (self.created_before is None or lead.created_at < self.created_before)
+            and all(
+                key in lead.fields and same_value(lead.fields[key], value)
+                for key, value in self.fields
+            )
+        )
+
+
+def _build(grouped: dict[str, list[object]], *, typed: bool) -> LeadFilter:
+    errors: list[FieldError] = []
+    tags: dict[str, Tags] = {}
+    equals: list[tuple[str, str]] = []
+    times: dict[str, datetime] = {}
+    fields: list[tuple[str, FieldValue]] = []
+    for name, values in grouped.items():
+        try:
+            if name in TAG_FILTERS:
+                tags[name] = _tags(values)
+                continue
+            if name.startswith(FIELD_PREFIX):
+                problem = check_key(name.removeprefix(FIELD_PREFIX))
+                if problem is not None:
+                    raise ValueError(f"names no custom field: the key {problem}")
+            elif name not in FILTER_NAMES:
+                raise ValueError(f"is not a filter; filters are {', '.join(FILTER_NAMES)}"
+                                 f" and {FIELD_PREFIX}<key>")  # fmt: skip
+            if len(values) != 1:
+                raise ValueError("may be given only once")
+            [value] = values
+            if name.startswith(FIELD_PREFIX):
+                fields.append((name.removeprefix(FIELD_PREFIX), _field_value(value, typed)))
+            elif name in TIME_FILTERS:
+                times[name] = moment(_text(value))
+            else:
+                equals.append(_exact(name, _text(value)))
+        except ValueError as e:
+            errors.append(FieldError(name, str(e)))
+    if len(fields) > MAX_FIELDS:
+        errors.append(FieldError(FIELD_PREFIX + "<key>", f"at most {MAX_FIELDS} field filters"))
+    if errors:
+        raise ValidationFailed(errors)
+    return LeadFilter(
+        equals=tuple(equals),
+        all_tags=tags.get("tag", ()),
+        any_tags=tags.get("any_tag", ()),
+        no_tags=tags.get("not_tag", ()),
+        created_after=times.get("created_after"),
+        created_before=times.get("created_before"),
+        fields=tuple(sorted(fields)),
+    )
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError("must be a string")  # only a JSON filter can hold anything else
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+def _tags(values: list[object]) -> Tags:
+    if len(values) > MAX_TAGS:
+        raise ValueError(f"may be given at most {MAX_TAGS} times")
+    return tags_of(normalise_tag(_text(value)) for value in values)
+
+
+def _exact(name: str, value: str) -> tuple[str, str]:
+    if name == "email":
+        try:
+            return "email_key", email_key(normalise_email(value))
+        except InvalidAddress:
+            return "email_key", email_key(value.strip())  # matches nothing stored
+    if name == "phone":
+        return "phone", value.strip()
+    return name, value
+
+
+def _field_value(value: object, typed: bool) -> FieldValue:
+    """A query's text compares as true, false or a number when it spells one; a JSON
+    filter's value compares as its own type."""
+    if typed and not isinstance(value, str):
+        problem = check_value(value) if value is not None else "must not be null"
+        if problem is not None:
+            raise ValueError(problem)
+        return value  # type: ignore[return-value]  # checked: bool, int or float
+    text = _text(value)
+    if len(text) > MAX_FIELD_TEXT:
+        raise ValueError(f"must be at most {MAX_FIELD_TEXT} characters")
+    if typed:
+        return text
+    if text in ("true", "false"):
+        return text == "true"
+    if NUMBER.fullmatch(text):
+        number = float(text) if any(c in text for c in ".eE") else int(text)
+        if not math.isfinite(number):
+            raise ValueError("is a number too large to compare")
+        return number
+    return text
+
+
+def moment(value: str) -> datetime:
+    """An RFC 3339 date-time (with its offset, or Z) as an instant in UTC."""
+    match = RFC3339.fullmatch(value.strip())
+    if match is None:
+        raise ValueError("must be an RFC 3339 date-time, e.g. 2026-03-02T09:30:00Z")
+    day, time, zulu, sign, offset = match.groups()
+    text = f"{day}T{time}{'+00:00' if zulu else ('-' if sign == '-' else '+') + offset}"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError as e:
+        raise ValueError("must be an RFC 3339 date-time, e.g. 2026-03-02T09:30:00Z") from e
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:  # within a day of year 1 or year 9999, in UTC out of range
+        return _FIRST if parsed.year == 1 else _LAST
