@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 
 from tests.e2e.keys import IssuedKey
-from tests.e2e.logs import access_log
+from tests.e2e.logs import access_log, log_records
 from tests.e2e.names import new_email
-from tests.e2e.server import LeadmailServer
+from tests.e2e.server import LeadmailServer, server_with_key
 from tests.support.envelope import LEADS, ok_data
 
 
@@ -101,3 +102,21 @@ def test_one_access_line_per_request_and_no_secrets(
     ]:
         assert forbidden.lower() not in stderr.lower(), f"{label} in stderr"
         assert forbidden.lower() not in stdout.lower(), f"{label} in stdout"
+
+
+def test_sigterm_right_after_a_request_loses_no_line(tmp_path: Path) -> None:
+    # Info lines are held a moment to be written together (logs.LineBuffer), and uvicorn
+    # ends a SIGTERM'd process by re-raising the signal: no exit handlers run. Every line,
+    # the last request's access line and uvicorn's own last words included, must be out.
+    database_url = f"sqlite:///{tmp_path / 'leadmail.db'}"
+    with server_with_key(database_url, tmp_path) as server:
+        assert server.primary is not None
+        rid = request_id("last")
+        with server.client(server.primary.secret) as api:
+            api.get(LEADS, headers={"X-Request-ID": rid})
+        server.stop_gracefully()  # at once: no waiting for the line
+        records = log_records(server)
+    assert [r["status"] for r in records if r.get("request_id") == rid] == [200]
+    events = [r.get("event") for r in records]
+    assert "Application shutdown complete." in events, server.stderr()
+    assert any(str(e).startswith("Finished server process") for e in events), server.stderr()
