@@ -17,6 +17,7 @@ from litestar.openapi.spec import (
     OpenAPIResponse,
     Parameter,
     Reference,
+    RequestBody,
     Schema,
     SecurityScheme,
 )
@@ -30,6 +31,7 @@ from leadmail.adapters.http.envelopes import (
 from leadmail.adapters.http.error_table import (
     METHOD_NOT_ALLOWED,
 )
+from leadmail.adapters.http.request_examples import IMPORT_CSV
 from leadmail.adapters.http.rules import state_parameter_rules, state_rules
 
 # Component names: the wire classes' names without their In/Out suffixes.
@@ -111,12 +113,14 @@ def finish(
         for operation in (path.get, path.put, path.post, path.delete):
             if operation is None or not operation.responses:
                 continue
+            if operation.operation_id == "importLeads":
+                operation.request_body = import_body()
             examples.state_examples(operation, requests)
             for parameter in operation.parameters or ():
                 if isinstance(parameter, Parameter) and not parameter.required:
                     parameter.schema = _not_null(parameter.schema)
                 if isinstance(parameter, Parameter):
-                    state_parameter_rules(parameter)
+                    state_parameter_rules(parameter, operation.operation_id)
             # Litestar documents its own 400 for an operation with parameters; that shape
             # is never answered (errors.py turns it into an envelope, declared or not).
             operation.responses = {
@@ -139,6 +143,25 @@ def finish(
                     **(response.headers or {}),
                     **{name: _header(name) for name in names},
                 }
+
+
+def import_body() -> RequestBody:
+    """An import's file: the body itself, or a multipart form's ``file`` part."""
+    text = Schema(type=OpenAPIType.STRING, description="The CSV file, UTF-8")
+    form = Schema(
+        type=OpenAPIType.OBJECT,
+        properties={"file": Schema(type=OpenAPIType.STRING, content_media_type="text/csv")},
+        required=["file"],
+    )
+    return RequestBody(
+        required=True,
+        content={
+            "text/csv": examples.VerbatimExampleMedia(schema=text, example=IMPORT_CSV),
+            "multipart/form-data": examples.VerbatimExampleMedia(
+                schema=form, example={"file": IMPORT_CSV}
+            ),
+        },
+    )
 
 
 def _method_not_allowed() -> OpenAPIResponse:

@@ -88,6 +88,11 @@ TAG = {
     f"[{_SPACE}]*$"
 }
 TAGS = {"maxItems": MAX_TAGS, "items": TAG}
+# Tags in one text, comma-separated (an import's): blank items are none.
+_ITEM = (
+    f"[{_SPACE}]*(?:[{_TAG_EDGE}](?:[{_TAG_EDGE} ]{{0,{MAX_TAG - 2}}}[{_TAG_EDGE}])?)?[{_SPACE}]*"
+)
+TAG_TEXT = {"pattern": f"^{_ITEM}(?:,{_ITEM})*$"}
 # Custom fields as sent: keys by pattern; values text, a number, a boolean or null. (The
 # whole object's 8 KB is said in words: JSON Schema has no keyword for it.)
 FIELDS_TEXT = (
@@ -140,6 +145,12 @@ PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("query", "not_tag"): TAGS,
     ("query", "created_after"): {"format": "date-time"},
     ("query", "created_before"): {"format": "date-time"},
+    ("query", "tags"): TAG_TEXT,
+}
+# Parameters of one operation, by (operation id, name), before those above.
+OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
+    # A page of an import's error rows: after this row number.
+    ("listLeadImportErrors", "cursor"): {"maxLength": 9, "pattern": r"^[0-9]{1,9}$"},
 }
 
 
@@ -238,7 +249,9 @@ def state_rules(components: dict[str, Any], *, sender_required: bool) -> None:
             body.required = sorted({*(body.required or ()), "from"})
 
 
-def state_parameter_rules(parameter: Parameter) -> None:
-    rule = PARAMETERS.get((parameter.param_in, parameter.name))
+def state_parameter_rules(parameter: Parameter, operation_id: str | None = None) -> None:
+    rule = OPERATION_PARAMETERS.get((operation_id or "", parameter.name))
+    if rule is None:
+        rule = PARAMETERS.get((parameter.param_in, parameter.name))
     if rule is not None and isinstance(parameter.schema, Schema):
         _state(parameter.schema, rule)
