@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import codecs
 import csv
+import re
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass, field
 
 DELIMITERS = (",", ";")
+# Lines as a file opened with newline="" gives them to csv: ending in CRLF, CR or LF.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)")
+# A field may be as long as a file may be (csv's default limit is 128 KiB).
+csv.field_size_limit(1 << 30)
 
 
 class NotText(ValueError):
@@ -46,12 +51,15 @@ class RecordSplitter:
     def feed(self, text: str) -> list[str]:
         """The whole records that ``text`` completes, as lines (with their line ends)."""
         text = self._tail + text
-        lines = text.split("\n")
-        self._tail = lines.pop()
+        lines = _LINE.findall(text)
+        end = sum(map(len, lines))
+        if lines and lines[-1].endswith("\r") and end == len(text):
+            end -= len(lines.pop())  # its LF may come with the next piece
+        self._tail = text[end:]
         done: list[str] = []
         pending, odd = self._pending, self._odd
         for line in lines:
-            pending.append(line + "\n")
+            pending.append(line)
             if line.count('"') % 2:
                 odd = not odd
             if not odd:

@@ -239,6 +239,8 @@ def _why(error: Exception) -> str:
         return error.message
     if isinstance(error, NotText):
         return "the file is not UTF-8 text"
+    if isinstance(error, csv.Error):
+        return f"the file is not CSV ({error}); the rows counted were written"
     return "the import stopped on an unexpected error; the rows counted were written"
 
 
@@ -264,17 +266,24 @@ async def _header_bytes(stream: AsyncIterable[bytes]) -> bytes:
         text = bytes(head[:end]).decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ValidationFailed.one("body", "must be UTF-8 text") from e
-    header = next(csv.reader([text], delimiter=sniff_delimiter(text), strict=False), [])
+    try:
+        header = next(csv.reader([text], delimiter=sniff_delimiter(text), strict=False), [])
+    except csv.Error as e:
+        raise ValidationFailed.one("body", f"the header row is not CSV: {e}") from e
     Columns.parse(header)
     return bytes(head)
 
 
 def _header_end(head: Sequence[int]) -> int | None:
-    """Where the first record ends (after its line break), if it has."""
+    """Where the first record ends (after its line break: CRLF, CR or LF), if it has."""
     quoted = False
     for index, byte in enumerate(head):
         if byte == 0x22:
             quoted = not quoted
         elif byte == 0x0A and not quoted:
             return index + 1
+        elif byte == 0x0D and not quoted:
+            if index + 1 == len(head):
+                return None  # an LF may follow in the next piece
+            return index + (2 if head[index + 1] == 0x0A else 1)
     return None

@@ -146,6 +146,9 @@ PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("query", "created_after"): {"format": "date-time"},
     ("query", "created_before"): {"format": "date-time"},
     ("query", "tags"): TAG_TEXT,
+    ("query", "email"): {"pattern": r"^[^\x00]*$"},
+    ("query", "source"): {"pattern": r"^[^\x00]*$"},
+    ("query", "phone"): {"pattern": r"^[^\x00]*$"},
 }
 # Parameters of one operation, by (operation id, name), before those above.
 OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
