@@ -47,7 +47,7 @@ def test_bom_crlf_quotes_and_line_breaks_whatever_the_pieces(size: int) -> None:
 
 @pytest.mark.parametrize("size", [1, 5, 1 << 20])
 def test_semicolons_lf_and_a_bare_cr_end_lines(size: int) -> None:
-    data = b"Email;Name\nada@example.com;Ada\rgrace@example.com;\"A; B\"\n\nlast@example.com;L"
+    data = b'Email;Name\nada@example.com;Ada\rgrace@example.com;"A; B"\n\nlast@example.com;L'
 
     assert read(data, size) == [
         ["Email", "Name"],
