@@ -45,6 +45,16 @@ def test_bom_crlf_quotes_and_line_breaks_whatever_the_pieces(size: int) -> None:
     ]
 
 
+def test_more_records_than_one_parse_come_in_slices_whole() -> None:
+    many = "email,note\n" + "".join(f'a{n}@example.com,"x\ny {n}"\n' for n in range(2_500))
+
+    rows = read(many.encode(), 4096)
+
+    assert len(rows) == 2_501
+    assert rows[-1] == ["a2499@example.com", "x\ny 2499"]
+    assert all(row[1].startswith("x\ny ") for row in rows[1:])
+
+
 @pytest.mark.parametrize("size", [1, 5, 1 << 20])
 def test_semicolons_lf_and_a_bare_cr_end_lines(size: int) -> None:
     data = b'Email;Name\nada@example.com;Ada\rgrace@example.com;"A; B"\n\nlast@example.com;L'
@@ -74,9 +84,9 @@ def test_delimiter_sniffed_from_the_header_outside_quotes() -> None:
 def test_the_splitter_holds_a_record_until_its_quotes_close() -> None:
     splitter = RecordSplitter()
 
-    assert splitter.feed('a,"one\n') == []
-    assert splitter.feed('two"\nb,c\n') == ['a,"one\n', 'two"\n', "b,c\n"]
-    assert splitter.feed("d,e") == []
+    assert splitter.feed('a,"one\r\n') == []
+    assert splitter.feed('two"\r\nb,c\r') == ['a,"one\r\ntwo"\r\n']
+    assert splitter.feed("\nd,e") == ["b,c\r\n"]  # a CR waits for a possible LF
     assert splitter.close() == ["d,e"]
 
 

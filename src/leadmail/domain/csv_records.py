@@ -11,10 +11,13 @@ from __future__ import annotations
 import codecs
 import csv
 import re
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterator
 from dataclasses import dataclass, field
 
 DELIMITERS = (",", ";")
+# Records parsed per call to csv (and yielded together): small enough that a reader can let
+# other work in between them.
+SLICE_LINES = 1_000
 # Lines as a file opened with newline="" gives them to csv: ending in CRLF, CR or LF.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)")
 # A field may be as long as a file may be (csv's default limit is 128 KiB).
@@ -39,7 +42,8 @@ def sniff_delimiter(line: str) -> str:
 
 @dataclass
 class RecordSplitter:
-    """Text in (any pieces), lines out grouped into whole records: a line break ends a
+    """Text in (any pieces), whole records out, each one text (its line breaks inside
+    quotes, its line end kept), as csv reads them: a line break ends a
     record only where the quotes before it are balanced. (A stray quote in an unquoted
     field, which csv reads as text, unbalances them: the record then waits for the next
     quote or the end of the file, as csv itself reads on.)"""
@@ -49,7 +53,7 @@ class RecordSplitter:
     _tail: str = ""  # text after the last line break
 
     def feed(self, text: str) -> list[str]:
-        """The whole records that ``text`` completes, as lines (with their line ends)."""
+        """The whole records that ``text`` completes."""
         text = self._tail + text
         lines = _LINE.findall(text)
         end = sum(map(len, lines))
@@ -59,74 +63,54 @@ class RecordSplitter:
         done: list[str] = []
         pending, odd = self._pending, self._odd
         for line in lines:
-            pending.append(line)
             if line.count('"') % 2:
                 odd = not odd
-            if not odd:
-                done.extend(pending)
+            if not odd and not pending:
+                done.append(line)  # the usual case: a record of one line
+            elif not odd:
+                pending.append(line)
+                done.append("".join(pending))
                 pending = []
+            else:
+                pending.append(line)
         self._pending, self._odd = pending, odd
         return done
 
     def close(self) -> list[str]:
         """What is left at the end of the file."""
-        rest = [*self._pending, self._tail] if self._tail else self._pending
+        rest = "".join([*self._pending, self._tail])
         self._pending, self._odd, self._tail = [], False, ""
-        return rest
+        return [rest] if rest else []
 
 
 async def records(pieces: AsyncIterable[bytes]) -> AsyncIterator[list[list[str]]]:
-    """The file's records, a piece's worth at a time (the header record first, alone).
+    """The file's records, up to SLICE_LINES at a time (the header record first, alone).
     Blank lines are empty records: they keep their row numbers. Raises NotText for bytes
     that are not UTF-8."""
     decoder = codecs.getincrementaldecoder("utf-8-sig")()
     splitter = RecordSplitter()
     delimiter: str | None = None
-    buffered: list[str] = []
 
-    def parse(lines: list[str]) -> list[list[str]]:
-        assert delimiter is not None
-        return list(csv.reader(lines, delimiter=delimiter, strict=False))
+    def parsed(texts: list[str]) -> Iterator[list[list[str]]]:
+        nonlocal delimiter
+        if delimiter is None and texts:
+            delimiter = sniff_delimiter(texts[0])
+            yield list(csv.reader(texts[:1], delimiter=delimiter, strict=False))
+            texts = texts[1:]
+        for start in range(0, len(texts), SLICE_LINES):
+            part = texts[start : start + SLICE_LINES]
+            yield list(csv.reader(part, delimiter=delimiter or ",", strict=False))
 
     async for piece in pieces:
         try:
             text = decoder.decode(piece)
         except UnicodeDecodeError as e:
             raise NotText(str(e)) from e
-        lines = splitter.feed(text)
-        if delimiter is None:
-            buffered.extend(lines)
-            header, rest = _header_lines(buffered)
-            if not header:
-                continue
-            delimiter = sniff_delimiter("".join(header))
-            buffered = []
-            yield parse(header)
-            lines = rest
-        if lines:
-            yield parse(lines)
+        for found in parsed(splitter.feed(text)):
+            yield found
     try:
         text = decoder.decode(b"", final=True)
     except UnicodeDecodeError as e:
         raise NotText(str(e)) from e
-    lines = [*buffered, *splitter.feed(text), *splitter.close()]
-    if delimiter is None:
-        header, lines = _header_lines(lines, final=True)
-        if not header:
-            return
-        delimiter = sniff_delimiter("".join(header))
-        yield parse(header)
-    if lines:
-        yield parse(lines)
-
-
-def _header_lines(lines: list[str], *, final: bool = False) -> tuple[list[str], list[str]]:
-    """The header record's lines (the first record: the splitter only hands out whole
-    records, so it ends at the first line with balanced quotes) and those after it."""
-    odd = False
-    for index, line in enumerate(lines):
-        if line.count('"') % 2:
-            odd = not odd
-        if not odd:
-            return lines[: index + 1], lines[index + 1 :]
-    return (lines, []) if final else ([], lines)
+    for found in parsed([*splitter.feed(text), *splitter.close()]):
+        yield found

@@ -30,7 +30,7 @@ from leadmail.domain.tags import Tags
 from leadmail.ports.errors import StorageUnavailable
 from leadmail.ports.jobs import JobQueue
 from leadmail.ports.lead_imports import LeadImportRepository
-from leadmail.services.import_batches import Batcher, Lost
+from leadmail.services.import_batches import YIELD_EVERY, Batcher, Lost
 
 IMPORT_JOB = "lead_import"
 CHUNK_BYTES = 1 << 20  # a stored piece of the file
@@ -211,7 +211,8 @@ class LeadImportService:
             for values in chunk:
                 row += 1
                 found.see(row, columns.email_of(values) if any(values) else None)
-            await asyncio.sleep(0)  # let requests in between pieces
+                if row % YIELD_EVERY == 0:
+                    await asyncio.sleep(0)  # let requests in
         if columns is None:
             raise ValidationFailed.one("email", "the file has no header row")
         return columns, found
