@@ -1,9 +1,9 @@
 """Scenarios IM and EX: CSV import and export of 100,000 leads through ``leadmail serve`` on
 Postgres.
 
-IM: a 100,000-row file (about 8 MB: name, source, note, phone, tags, two custom fields;
-every 50th row bad, every 100th a repeat of the email of one of the first thousand rows) is POSTed, then the import is
-polled until done. Meanwhile one client reads ``GET /api/v1/leads/{id}`` one request at a
+IM: a 100,000-row file (about 10 MB: name, source, note, phone, tags, two custom fields;
+every 50th row bad, every 100th a repeat of the email of one of the first thousand rows) is
+POSTed, then the import is polled until done. Meanwhile one client reads ``GET /api/v1/leads/{id}`` one request at a
 time (the latency other requests see while the job runs in the same process), and the
 server's RSS is sampled every 100 ms. EX: the whole account is exported (``GET
 /api/v1/leads/export``), read as it streams, with RSS sampled likewise.
