@@ -3,10 +3,11 @@ Postgres.
 
 IM: a 100,000-row file (about 10 MB: name, source, note, phone, tags, two custom fields;
 every 50th row bad, every 100th a repeat of the email of one of the first thousand rows) is
-POSTed, then the import is polled until done. Meanwhile one client reads ``GET /api/v1/leads/{id}`` one request at a
-time (the latency other requests see while the job runs in the same process), and the
-server's RSS is sampled every 100 ms. EX: the whole account is exported (``GET
-/api/v1/leads/export``), read as it streams, with RSS sampled likewise.
+POSTed, then the import is polled until done. Meanwhile one client reads
+``GET /api/v1/leads/{id}`` one request at a time (the latency other requests see while the
+job runs in the same process), and the server's RSS is sampled every 100 ms. EX: the whole
+account is exported (``GET /api/v1/leads/export``), read as it streams, with RSS sampled
+likewise.
 """
 
 from __future__ import annotations
