@@ -19,6 +19,9 @@ from leadmail.adapters.db.errors import translate_errors
 from leadmail.ports.jobs import JobHandler, JobQueue
 
 log = structlog.get_logger("leadmail.jobs")
+# How long a stopping server lets its running jobs finish before cancelling them (an import
+# cancelled is taken again, by any server, once its heartbeat is missed: it resumes).
+STOP_WAIT_S = 2.0
 
 
 class PgQueuerJobQueue(JobQueue):
@@ -81,7 +84,7 @@ class PgQueuerJobQueue(JobQueue):
         if manager is not None and worker is not None:
             manager.shutdown.set()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(worker), timeout=10)
+                await asyncio.wait_for(asyncio.shield(worker), timeout=STOP_WAIT_S)
             if not worker.done():
                 worker.cancel()
                 await asyncio.gather(worker, return_exceptions=True)

@@ -17,7 +17,6 @@ from litestar.openapi.spec import (
     OpenAPIResponse,
     Parameter,
     Reference,
-    RequestBody,
     Schema,
     SecurityScheme,
 )
@@ -31,7 +30,7 @@ from leadmail.adapters.http.envelopes import (
 from leadmail.adapters.http.error_table import (
     METHOD_NOT_ALLOWED,
 )
-from leadmail.adapters.http.request_examples import IMPORT_CSV
+from leadmail.adapters.http.file_docs import state_file_operation
 from leadmail.adapters.http.rules import state_parameter_rules, state_rules
 
 # Component names: the wire classes' names without their In/Out suffixes.
@@ -113,8 +112,7 @@ def finish(
         for operation in (path.get, path.put, path.post, path.delete):
             if operation is None or not operation.responses:
                 continue
-            if operation.operation_id == "importLeads":
-                operation.request_body = import_body()
+            state_file_operation(operation)
             examples.state_examples(operation, requests)
             for parameter in operation.parameters or ():
                 if isinstance(parameter, Parameter) and not parameter.required:
@@ -143,25 +141,6 @@ def finish(
                     **(response.headers or {}),
                     **{name: _header(name) for name in names},
                 }
-
-
-def import_body() -> RequestBody:
-    """An import's file: the body itself, or a multipart form's ``file`` part."""
-    text = Schema(type=OpenAPIType.STRING, description="The CSV file, UTF-8")
-    form = Schema(
-        type=OpenAPIType.OBJECT,
-        properties={"file": Schema(type=OpenAPIType.STRING, content_media_type="text/csv")},
-        required=["file"],
-    )
-    return RequestBody(
-        required=True,
-        content={
-            "text/csv": examples.VerbatimExampleMedia(schema=text, example=IMPORT_CSV),
-            "multipart/form-data": examples.VerbatimExampleMedia(
-                schema=form, example={"file": IMPORT_CSV}
-            ),
-        },
-    )
 
 
 def _method_not_allowed() -> OpenAPIResponse:
