@@ -115,6 +115,12 @@ def test_a_header_that_makes_no_key_is_named_as_written() -> None:
     assert "the same column as 'name'" in named["Name "]
 
 
+def test_a_column_without_a_header_is_not_read() -> None:
+    columns = Columns.parse(["email", "name", "", " "])
+
+    assert columns.fields_of(["ada@example.com", "Ada", "x", "y"]).fields == {}
+
+
 def test_no_email_column_is_refused() -> None:
     with pytest.raises(ValidationFailed) as raised:
         Columns.parse(["name", "city"])

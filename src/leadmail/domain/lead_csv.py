@@ -4,7 +4,8 @@ back into the same leads.
 
 Columns are found by header name, case-insensitively: ``email`` (required), ``name``,
 ``source``, ``note``, ``phone``, ``tags`` (separated by ``;`` or ``|``); any other column
-is a custom field, its key the header lower-cased with spaces as ``_``. CSV has no types:
+is a custom field, its key the header lower-cased with spaces as ``_``; a column with a
+blank header is not read. CSV has no types:
 a custom value is text as written (``01234`` stays ``01234``), and a blank cell is no
 value.
 """
@@ -45,6 +46,8 @@ class Columns:
         custom: list[tuple[str, int]] = []
         for index, written in enumerate(header):
             name = written.strip().lower()
+            if not name:  # a column without a header (a trailing separator): not read
+                continue
             if name in LEAD_COLUMNS:
                 key = name
             else:

@@ -7,8 +7,7 @@ tells an inserted row from an updated one), the error rows, and the counts. The 
 merge must keep (tags, fields) are a WHERE on the update: a row that would break them is
 not written, and is recorded as failed with its reason.
 
-SQLite: the same effects in its write transaction, the merge done by the domain
-(``lead_imports.plan``), as the memory store does.
+SQLite: the same effects in its write transaction (sqlite_batches.py).
 """
 
 from __future__ import annotations
@@ -29,9 +28,7 @@ from leadmail.domain.lead_imports import (
     ImportBatch,
     ImportMode,
     ImportStatus,
-    plan,
 )
-from leadmail.domain.leads import CLIENT_FIELDS
 from leadmail.domain.tags import MAX_TAGS
 
 _TAGS = 'ARRAY(SELECT DISTINCT t COLLATE "C" FROM unnest({} || {}) AS t ORDER BY 1)'
@@ -173,62 +170,3 @@ async def write_postgres(db: Database, batch: ImportBatch) -> BatchOutcome | Non
         skipped=len(batch.skipped) + (not_written if create else 0),
         failed=len(batch.failed) + (0 if create else not_written),
     )
-
-
-_CLAIMED = LEADS.statement(
-    'SELECT "runner", "rows_done", "status" FROM "lead_imports" WHERE "import_id" = %s'
-)
-_INSERT = LEADS.insert
-_REPLACE = LEADS.update(
-    [*CLIENT_FIELDS, "email_key", "updated_at"], ["account_id", "lead_id"], returning=False
-)
-_ADD_ERROR = LEADS.statement(
-    'INSERT INTO "lead_import_errors" ("import_id", "row_number", "field", "message")'
-    " VALUES (%s, %s, %s, %s)"
-)
-_PROGRESS = LEADS.statement(
-    'UPDATE "lead_imports" SET "rows_done" = %s, "created" = "created" + %s,'
-    ' "updated" = "updated" + %s, "skipped" = "skipped" + %s, "failed" = "failed" + %s,'
-    ' "updated_at" = %s WHERE "import_id" = %s'
-)
-_ALL = ", ".join(f'"{column}"' for column in LEADS.columns)
-_KEYS_PER_QUERY = 500
-
-
-async def write_sqlite(db: Database, batch: ImportBatch) -> BatchOutcome | None:
-    async with db.transaction():  # its write lock, from the check to the last write
-        row = await db.fetchrow(_CLAIMED, batch.import_id)
-        if row is None or (row["runner"], row["rows_done"]) != (batch.runner, batch.start):
-            return None
-        if row["status"] != ImportStatus.RUNNING:
-            return None
-        keys = [imported.lead.email_key for imported in batch.leads]
-        existing = {}
-        for first in range(0, len(keys), _KEYS_PER_QUERY):
-            part = keys[first : first + _KEYS_PER_QUERY]
-            marks = ", ".join("%s" for _ in part)
-            find = LEADS.statement(
-                f'SELECT {_ALL} FROM "leads" WHERE "account_id" = %s AND "email_key" IN ({marks})'
-            )
-            for found in await db.fetch(find, batch.account_id, *part):
-                lead = LEADS.from_row(found)
-                existing[lead.email_key] = lead
-        planned = plan(batch, existing)
-        for lead in planned.new:
-            await db.execute(_INSERT, *_INSERT.args(lead))
-        for lead in planned.changed:
-            await db.execute(_REPLACE, *_REPLACE.args(lead))
-        outcome = planned.outcome
-        for error in outcome.errors:
-            await db.execute(_ADD_ERROR, batch.import_id, error.row, error.field, error.message)
-        await db.execute(
-            _PROGRESS,
-            batch.end,
-            outcome.created,
-            outcome.updated,
-            outcome.skipped,
-            outcome.failed,
-            batch.now,
-            batch.import_id,
-        )
-    return outcome

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import datetime
 
-from leadmail.adapters.db import import_batches
+from leadmail.adapters.db import import_batches, sqlite_batches
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.statements import Mapped
 from leadmail.adapters.db.tables import LeadImportErrors, LeadImports
@@ -105,7 +105,7 @@ class PiccoloLeadImportRepository(LeadImportRepository):
     async def write(self, batch: ImportBatch) -> BatchOutcome | None:
         if self._db.kind == "postgres":
             return await import_batches.write_postgres(self._db, batch)
-        return await import_batches.write_sqlite(self._db, batch)
+        return await sqlite_batches.write_sqlite(self._db, batch)
 
     async def finish(
         self, import_id: str, runner: str, now: datetime, error: str | None = None
