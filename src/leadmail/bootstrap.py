@@ -187,6 +187,9 @@ async def running_jobs(adapters: Adapters, services: Services) -> AsyncIterator[
     resumed = await services.imports.resume_unfinished(idle_for=idle)
     if resumed:
         log.info("imports_resumed", imports=resumed)
+    forgotten = await services.imports.forget_abandoned_uploads()
+    if forgotten:
+        log.info("abandoned_uploads_deleted", imports=forgotten)
     await adapters.jobs.start()
     try:
         yield

@@ -208,6 +208,27 @@ async def test_finished_imports_are_neither_claimed_nor_unfinished(storage: Stor
     assert lead_import.import_id not in {i.import_id for i in await storage.imports.unfinished()}
 
 
+async def test_uploads_left_half_stored_are_forgotten_after_a_while(storage: Storage) -> None:
+    account_id = await storage.new_account()
+    old = LeadImport(
+        new_import_id(), account_id, ImportMode.UPSERT, (), ImportStatus.RECEIVING, T0, T0
+    )
+    recent = LeadImport(
+        new_import_id(), account_id, ImportMode.UPSERT, (), ImportStatus.RECEIVING, moment(9), T0
+    )
+    for lead_import in (old, recent):
+        await storage.imports.create(lead_import)
+        await storage.imports.add_chunk(lead_import.import_id, 0, b"email\n")
+    queued = await started(storage)  # made at T0 too, but its file was stored
+
+    assert await storage.imports.forget_uploads(moment(5)) == 1
+
+    assert await storage.imports.get(account_id, old.import_id) is None
+    assert [c async for c in storage.imports.chunks(old.import_id)] == []
+    assert await storage.imports.get(account_id, recent.import_id) is not None
+    assert await storage.imports.get(queued.account_id, queued.import_id) is not None
+
+
 async def test_error_rows_come_by_row_number_a_page_at_a_time(storage: Storage) -> None:
     lead_import = await started(storage)
     failed = [RowError(row, "email", f"bad {row}") for row in range(2, 9)]

@@ -67,6 +67,11 @@ class LeadImportRepository(Protocol):
         """Up to ``limit`` error rows of the import by row number, after ``after_row``."""
         ...
 
+    async def forget_uploads(self, before: datetime) -> int:
+        """Delete the imports still ``receiving`` that were created before ``before``
+        (their upload's server stopped), with their chunks; how many."""
+        ...
+
     async def unfinished(self) -> list[LeadImport]:
         """Imports ``queued`` or ``running``, of every account, oldest first."""
         ...

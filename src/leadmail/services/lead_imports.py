@@ -4,17 +4,15 @@ read and written in batches by a background job that any server can run, and res
 from __future__ import annotations
 
 import asyncio
-import csv
 import dataclasses
 import logging
 import secrets
-from collections.abc import AsyncIterable, Callable, Sequence
+from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from leadmail.domain.addresses import email_key
 from leadmail.domain.clock import Clock, utc_now
-from leadmail.domain.csv_records import NotText, records, sniff_delimiter
+from leadmail.domain.csv_records import records
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_csv import Columns
 from leadmail.domain.lead_imports import (
@@ -25,16 +23,16 @@ from leadmail.domain.lead_imports import (
     RowError,
     new_import_id,
 )
-from leadmail.domain.leads import RULES
 from leadmail.domain.tags import Tags
 from leadmail.ports.errors import StorageUnavailable
 from leadmail.ports.jobs import JobQueue
 from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.services.import_batches import YIELD_EVERY, Batcher, Lost
+from leadmail.services.import_reading import LastRows, header_bytes, why
 
 IMPORT_JOB = "lead_import"
 CHUNK_BYTES = 1 << 20  # a stored piece of the file
-MAX_HEADER_BYTES = 1 << 20
+ABANDONED_AFTER = timedelta(hours=1)  # an import still receiving its file after that
 RETRIES = 5  # of a run that lost the database, resuming from its last batch each time
 
 log = logging.getLogger("leadmail.imports")
@@ -78,7 +76,7 @@ class LeadImportService:
         when the header row cannot be read; whatever ``body`` raises (too large, cut
         short) leaves nothing stored either. ``enqueue``: False when the caller runs it."""
         stream = aiter(body)
-        head = await _header_bytes(stream)
+        head = await header_bytes(stream)
         now = self._clock()
         lead_import = LeadImport(
             new_import_id(),
@@ -148,6 +146,11 @@ class LeadImportService:
         command-line import interrupted); the rows it counted were written."""
         await self._imports.finish(import_id, "", self._clock(), error=reason)
 
+    async def forget_abandoned_uploads(self) -> int:
+        """Delete the uploads a stopped server left half stored (older than an hour: no
+        upload of at most 50 MB takes that long)."""
+        return await self._imports.forget_uploads(self._clock() - ABANDONED_AFTER)
+
     async def run_job(self, import_id: str) -> None:
         """The job queue's handler (``run``, its result dropped)."""
         await self.run(import_id)
@@ -168,7 +171,7 @@ class LeadImportService:
                 log.warning("import_paused_storage_unavailable")
                 await asyncio.sleep(self._retry_pause * attempt)
             except Exception as e:  # a bug: never left running
-                await self._imports.finish(import_id, runner, self._clock(), error=_why(e))
+                await self._imports.finish(import_id, runner, self._clock(), error=why(e))
                 raise
         return None  # (unreachable)
 
@@ -199,10 +202,10 @@ class LeadImportService:
             raise Lost()
         return finished
 
-    async def _first_pass(self, import_id: str) -> tuple[Columns, _LastRows]:
+    async def _first_pass(self, import_id: str) -> tuple[Columns, LastRows]:
         """The columns, and which row of each email is its last (the one imported)."""
         columns: Columns | None = None
-        found = _LastRows()
+        found = LastRows()
         row = 1
         async for chunk in records(self._imports.chunks(import_id)):
             if columns is None:
@@ -216,75 +219,3 @@ class LeadImportService:
         if columns is None:
             raise ValidationFailed.one("email", "the file has no header row")
         return columns, found
-
-
-class _LastRows:
-    """The number of data rows, and each email key's last row (the one imported)."""
-
-    def __init__(self) -> None:
-        self.rows = 0
-        self.by_key: dict[str, int] = {}
-
-    def see(self, row: int, email: str | None) -> None:
-        self.rows += 1
-        if not email:
-            return
-        try:
-            self.by_key[email_key(RULES["email"](email))] = row
-        except ValueError:
-            return
-
-
-def _why(error: Exception) -> str:
-    if isinstance(error, ValidationFailed):
-        return error.message
-    if isinstance(error, NotText):
-        return "the file is not UTF-8 text"
-    if isinstance(error, csv.Error):
-        return f"the file is not CSV ({error}); the rows counted were written"
-    return "the import stopped on an unexpected error; the rows counted were written"
-
-
-async def _header_bytes(stream: AsyncIterable[bytes]) -> bytes:
-    """The body's first bytes, up to and including its header row (or all of it, if
-    shorter), with the header checked. Raises ValidationFailed."""
-    head = bytearray()
-    iterator = aiter(stream)
-    while True:
-        end = _header_end(head)
-        if end is not None:
-            break
-        if len(head) > MAX_HEADER_BYTES:
-            raise ValidationFailed.one("body", "the header row is longer than 1 MiB")
-        try:
-            head += await anext(iterator)
-        except StopAsyncIteration:
-            end = len(head)
-            break
-    if not head.strip():
-        raise ValidationFailed.one("body", "the file is empty: it needs a header row")
-    try:
-        text = bytes(head[:end]).decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ValidationFailed.one("body", "must be UTF-8 text") from e
-    try:
-        header = next(csv.reader([text], delimiter=sniff_delimiter(text), strict=False), [])
-    except csv.Error as e:
-        raise ValidationFailed.one("body", f"the header row is not CSV: {e}") from e
-    Columns.parse(header)
-    return bytes(head)
-
-
-def _header_end(head: Sequence[int]) -> int | None:
-    """Where the first record ends (after its line break: CRLF, CR or LF), if it has."""
-    quoted = False
-    for index, byte in enumerate(head):
-        if byte == 0x22:
-            quoted = not quoted
-        elif byte == 0x0A and not quoted:
-            return index + 1
-        elif byte == 0x0D and not quoted:
-            if index + 1 == len(head):
-                return None  # an LF may follow in the next piece
-            return index + (2 if head[index + 1] == 0x0A else 1)
-    return None

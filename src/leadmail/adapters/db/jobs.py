@@ -9,7 +9,6 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
-import asyncpg
 import structlog
 from pgqueuer import AsyncpgDriver, Job, QueueManager
 from pgqueuer.queries import Queries
@@ -22,12 +21,14 @@ log = structlog.get_logger("leadmail.jobs")
 # How long a stopping server lets its running jobs finish before cancelling them (an import
 # cancelled is taken again, by any server, once its heartbeat is missed: it resumes).
 STOP_WAIT_S = 2.0
+RESTART_AFTER_S = 5.0  # after the worker lost its connection
 
 
 class PgQueuerJobQueue(JobQueue):
-    """Enqueues anywhere; runs jobs while started (``start``/``stop``: a server's
-    lifespan), at most ``concurrency`` at a time in this process. A job's payload is also
-    its dedupe key: queuing a job already waiting or running adds nothing."""
+    """Enqueues anywhere (through the pool); runs jobs while started (``start``/``stop``:
+    a server's lifespan), at most ``concurrency`` at a time in this process, on a
+    connection of its own, made again if it is lost (the database restarted). A job's
+    payload is also its dedupe key: queuing a job already waiting or running adds nothing."""
 
     def __init__(
         self,
@@ -40,18 +41,19 @@ class PgQueuerJobQueue(JobQueue):
         self._concurrency = concurrency
         self._heartbeat_timeout = heartbeat_timeout
         self._handlers: dict[str, JobHandler] = {}
-        self._connection: asyncpg.Connection | None = None
         self._manager: QueueManager | None = None
         self._worker: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
 
     def handle(self, kind: str, handler: JobHandler) -> None:
         self._handlers[kind] = handler
 
     async def enqueue(self, kind: str, payload: str) -> None:
         with translate_errors():
-            if self._manager is not None:
-                queries = self._manager.queries
-                await _enqueue(queries, kind, payload)  # type: ignore[arg-type]
+            pool = self._database.pool
+            if pool is not None:
+                async with pool.acquire() as connection:
+                    await _enqueue(Queries(AsyncpgDriver(connection)), kind, payload)
                 return
             connection = await self._database.connect_dedicated()
             try:
@@ -60,15 +62,26 @@ class PgQueuerJobQueue(JobQueue):
                 await connection.close()
 
     async def start(self) -> None:
-        with translate_errors():
-            self._connection = await self._database.connect_dedicated()
-        manager = QueueManager(Queries(AsyncpgDriver(self._connection)))
+        self._stopping.clear()
+        self._worker = asyncio.create_task(self._supervise())
+
+    async def _supervise(self) -> None:
+        """The worker, started again RESTART_AFTER_S after it stops on an error."""
+        while not self._stopping.is_set():
+            await self._work()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=RESTART_AFTER_S)
+
+    async def _work(self) -> None:
+        try:
+            connection = await self._database.connect_dedicated()
+        except Exception as e:  # the database is away: try again later
+            log.warning("job_worker_cannot_connect", error_type=type(e).__name__)
+            return
+        manager = QueueManager(Queries(AsyncpgDriver(connection)))
         for kind, handler in self._handlers.items():
             manager.entrypoint(kind)(_runner(handler))
         self._manager = manager
-        self._worker = asyncio.create_task(self._run(manager))
-
-    async def _run(self, manager: QueueManager) -> None:
         try:
             await manager.run(
                 batch_size=1,
@@ -76,21 +89,24 @@ class PgQueuerJobQueue(JobQueue):
                 heartbeat_timeout=self._heartbeat_timeout,
                 dequeue_timeout=timedelta(seconds=5),
             )
-        except Exception as e:  # the worker is gone; jobs wait for the next start
+        except Exception as e:
             log.error("job_worker_stopped", error_type=type(e).__name__)
+        finally:
+            self._manager = None
+            with contextlib.suppress(Exception):
+                await connection.close()
 
     async def stop(self) -> None:
-        manager, worker, self._manager, self._worker = self._manager, self._worker, None, None
-        if manager is not None and worker is not None:
-            manager.shutdown.set()
+        self._stopping.set()
+        if self._manager is not None:
+            self._manager.shutdown.set()
+        worker, self._worker = self._worker, None
+        if worker is not None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(worker), timeout=STOP_WAIT_S)
             if not worker.done():
                 worker.cancel()
                 await asyncio.gather(worker, return_exceptions=True)
-        if self._connection is not None:
-            connection, self._connection = self._connection, None
-            await connection.close()
 
 
 async def _enqueue(queries: Queries, kind: str, payload: str) -> None:

@@ -64,6 +64,14 @@ _ERRORS = ERRORS.statement(
     ' AS "i" WHERE "i"."import_id" = "e"."import_id" AND "i"."account_id" = %s)'
     ' ORDER BY "row_number" LIMIT %s'
 )
+_RECEIVING = (
+    f'SELECT "import_id" FROM "lead_imports" WHERE "status" = \'{ImportStatus.RECEIVING}\''
+    ' AND "created_at" < %s'
+)
+_FORGET = [
+    IMPORTS.statement(f'DELETE FROM "{table}" WHERE "import_id" IN ({_RECEIVING})')
+    for table in ("lead_import_chunks", "lead_imports")
+]
 _UNFINISHED = IMPORTS.statement(
     f'SELECT {_ALL} FROM "lead_imports" WHERE "status" IN {_WAITING} ORDER BY "created_at"'
 )
@@ -128,6 +136,13 @@ class PiccoloLeadImportRepository(LeadImportRepository):
     ) -> list[RowError]:
         rows = await self._db.fetch(_ERRORS, import_id, after_row, account_id, limit)
         return [ERRORS.from_row(row) for row in rows]
+
+    async def forget_uploads(self, before: datetime) -> int:
+        async with self._db.transaction():
+            found = await self._db.fetch(IMPORTS.statement(_RECEIVING), before)
+            for statement in _FORGET:
+                await self._db.execute(statement, before)
+        return len(found)
 
     async def unfinished(self) -> list[LeadImport]:
         return [IMPORTS.from_row(row) for row in await self._db.fetch(_UNFINISHED)]

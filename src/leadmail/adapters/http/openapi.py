@@ -31,7 +31,8 @@ from leadmail.adapters.http.error_table import (
     METHOD_NOT_ALLOWED,
 )
 from leadmail.adapters.http.file_docs import state_file_operation
-from leadmail.adapters.http.rules import state_parameter_rules, state_rules
+from leadmail.adapters.http.parameter_rules import state_parameter_rules
+from leadmail.adapters.http.rules import state_rules
 
 # Component names: the wire classes' names without their In/Out suffixes.
 COMPONENT_NAMES = {

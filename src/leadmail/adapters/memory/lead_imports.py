@@ -112,6 +112,16 @@ class MemoryLeadImportRepository:
             return []
         return [e for e in self._errors[import_id] if e.row > after_row][:limit]
 
+    async def forget_uploads(self, before: datetime) -> int:
+        abandoned = [
+            i.import_id
+            for i in self._imports.values()
+            if i.status is ImportStatus.RECEIVING and i.created_at < before
+        ]
+        for import_id in abandoned:
+            await self.delete(import_id)
+        return len(abandoned)
+
     async def unfinished(self) -> list[LeadImport]:
         waiting = (ImportStatus.QUEUED, ImportStatus.RUNNING)
         found = [i for i in self._imports.values() if i.status in waiting]
