@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -182,7 +183,8 @@ async def ensure_demo_key(services: Services) -> CreatedKey | None:
 async def running_jobs(adapters: Adapters, services: Services) -> AsyncIterator[None]:
     """The job worker of this process, with the imports a stopped server left unfinished
     queued again (on Postgres only those idle a while: pgqueuer itself retries a job whose
-    worker stopped, and a CLI import may still be running)."""
+    worker stopped, and a CLI import may still be running), and from then on every minute
+    those idle two minutes."""
     idle = 0.0 if adapters.database is None or adapters.database.kind == "sqlite" else 120.0
     resumed = await services.imports.resume_unfinished(idle_for=idle)
     if resumed:
@@ -191,9 +193,12 @@ async def running_jobs(adapters: Adapters, services: Services) -> AsyncIterator[
     if forgotten:
         log.info("abandoned_uploads_deleted", imports=forgotten)
     await adapters.jobs.start()
+    watching = asyncio.create_task(services.imports.keep_resuming())
     try:
         yield
     finally:
+        watching.cancel()
+        await asyncio.gather(watching, return_exceptions=True)
         await adapters.jobs.stop()
 
 

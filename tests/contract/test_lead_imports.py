@@ -187,6 +187,7 @@ async def test_a_batch_of_another_runner_or_position_writes_nothing(storage: Sto
     taken = await storage.imports.claim(lead_import.import_id, "r2", moment(9))
     assert taken is not None
     assert taken.status is ImportStatus.RUNNING
+    assert taken.started_at == lead_import.started_at == moment(1)  # its first start
     assert await storage.imports.write(batch(lead_import, [lead])) is None
     assert await all_leads(storage, lead_import.account_id) == []
     assert await storage.imports.write(batch(lead_import, [lead], runner="r2")) is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import pytest
 
@@ -130,3 +131,32 @@ async def test_a_database_gone_for_a_moment_pauses_then_resumes() -> None:
 
     assert done is not None
     assert (done.status, done.created, done.rows) == (ImportStatus.DONE, ROWS - 2, ROWS)
+
+
+async def test_an_import_whose_runner_died_is_queued_again_by_the_watch() -> None:
+    """A command-line import killed while the servers run: no job exists for it; the
+    servers' watch queues it again once it has not moved for two minutes."""
+    leads = MemoryLeadRepository()
+    imports = MemoryLeadImportRepository(leads)
+    first = LeadImportService(imports, InProcessJobQueue())
+    lead_import = await first.start(ACCOUNT, ImportOptions(), body(big_file()), enqueue=False)
+    await imports.claim(lead_import.import_id, "killed-cli", lead_import.created_at)
+    later = lead_import.created_at + timedelta(minutes=3)
+    jobs = InProcessJobQueue()
+    server = LeadImportService(imports, jobs, clock=lambda: later)
+    jobs.handle(IMPORT_JOB, server.run_job)
+    await jobs.start()
+
+    watch = asyncio.create_task(server.keep_resuming(idle_for=120, every=0.01))
+    try:
+        for _ in range(500):
+            await asyncio.sleep(0.01)
+            found = await server.get(ACCOUNT, lead_import.import_id)
+            if found.status is ImportStatus.DONE:
+                break
+    finally:
+        watch.cancel()
+        await jobs.stop()
+
+    assert found.status is ImportStatus.DONE
+    assert found.created == ROWS - 2

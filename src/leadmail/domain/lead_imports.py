@@ -71,7 +71,7 @@ class LeadImport:
     updated: int = 0
     skipped: int = 0
     failed: int = 0
-    started_at: datetime | None = None
+    started_at: datetime | None = None  # its first start (a resumed import keeps it)
     finished_at: datetime | None = None
     error: str = ""  # why a failed import stopped
     runner: str = ""  # who runs it now: a batch of anyone else is refused

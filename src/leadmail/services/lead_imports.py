@@ -146,6 +146,16 @@ class LeadImportService:
         command-line import interrupted); the rows it counted were written."""
         await self._imports.finish(import_id, "", self._clock(), error=reason)
 
+    async def keep_resuming(self, idle_for: float = 120.0, every: float = 60.0) -> None:
+        """Forever: queue again the imports that have not moved for ``idle_for`` seconds
+        (a command-line import killed while the servers run). Cancel it to stop."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.resume_unfinished(idle_for)
+            except StorageUnavailable:
+                log.warning("imports_not_checked_storage_unavailable")
+
     async def forget_abandoned_uploads(self) -> int:
         """Delete the uploads a stopped server left half stored (older than an hour: no
         upload of at most 50 MB takes that long)."""

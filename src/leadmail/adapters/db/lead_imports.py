@@ -45,7 +45,7 @@ _QUEUE = IMPORTS.statement(
 _GET = IMPORTS.select("account_id", "import_id")
 _CLAIM = IMPORTS.statement(
     f'UPDATE "lead_imports" SET "status" = \'{ImportStatus.RUNNING}\', "runner" = %s,'
-    ' "started_at" = %s, "updated_at" = %s'
+    ' "started_at" = COALESCE("started_at", %s), "updated_at" = %s'
     f' WHERE "import_id" = %s AND "status" IN {_WAITING} RETURNING {_ALL}'
 )
 _COUNT = IMPORTS.statement(

@@ -58,7 +58,7 @@ class MemoryLeadImportRepository:
             None,
             status=ImportStatus.RUNNING,
             runner=runner,
-            started_at=now,
+            started_at=found.started_at or now,
             updated_at=now,
         )
 
