@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from bench import facts, instructions
 from bench.common import ROOT, log, relative
 from bench.database import fresh_database, prepare, row_counts
+from bench.lead_files import run_lead_files, with_lead_files
 from bench.loadgen import LoadError, LoadResult
 from bench.measure import Bench, count_instructions
 from bench.options import Options, parse_args, preflight
@@ -41,7 +42,9 @@ from bench.report import render
 from bench.results import Collected, assemble, write_json
 from bench.scenarios import (
     BATCH_ID,
+    FILE_IDS,
     INSTR_ID,
+    LEADMAIL_EXTRAS,
     PGBENCH_ID,
     PGBENCH_TITLE,
     SCENARIOS,
@@ -65,6 +68,7 @@ def run(opts: Options) -> dict[str, Any]:
     scenarios = [s for s in SCENARIOS if opts.selected(s.id)]
     got = Collected(runs={s.id: [] for s in scenarios})
     standin_requests: int | None = None
+    lead_files: dict[str, Any] = {}
 
     local = urlsplit(opts.postgres_url).hostname in (None, "", "127.0.0.1", "localhost", "::1")
     with (
@@ -91,7 +95,7 @@ def run(opts: Options) -> dict[str, Any]:
         log(f"provider stand-in on {standin.url}, latency {opts.provider_latency * 1000:g} ms")
 
         wanted = {s.server for s in scenarios} | (
-            {"leadmail"} if opts.selected(BATCH_ID) or opts.selected(SEGMENT_ID) else set()
+            {"leadmail"} if any(map(opts.selected, LEADMAIL_EXTRAS)) else set()
         )
         every_server = build_servers(opts.server_cpu, env, db_url, account_id, standin.url, tmp)
         servers = start_servers(every_server, wanted, stack)
@@ -120,6 +124,8 @@ def run(opts: Options) -> dict[str, Any]:
             pgbench_runs(bench, got)
         if opts.selected(SEGMENT_ID):  # last: its 100,000 leads would slow the others
             got.segments = run_segments(servers["leadmail"].url, key, db_url, account_id)
+        if files := {i for i in FILE_IDS if opts.selected(i)}:
+            lead_files = run_lead_files(files, servers["leadmail"], key)
 
         server_facts = facts.server_facts(servers)
         rows = row_counts(db_url)
@@ -137,7 +143,7 @@ def run(opts: Options) -> dict[str, Any]:
         "rows_written": rows,
         "notes": notes,
     }
-    return assemble(opts, scenarios, got, meta)
+    return with_lead_files(assemble(opts, scenarios, got, meta), lead_files)
 
 
 def measure_rounds(bench: Bench, scenarios: list[Scenario], got: Collected) -> None:

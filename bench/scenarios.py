@@ -107,4 +107,11 @@ PGBENCH_ARGS = ["-n", "-M", "prepared", "-c", "8", "-j", "2"]
 BATCH_ID = "E"  # the 1,000 template emails
 INSTR_ID = "I"  # instructions per POST /leads, ceiling B and leadmail, under callgrind
 SEGMENT_ID = "T"  # tag filters at 100,000 leads (bench/segments.py)
-IDS = frozenset({s.id for s in SCENARIOS} | {PGBENCH_ID, BATCH_ID, INSTR_ID, SEGMENT_ID})
+IMPORT_ID = "IM"  # a 100,000-row CSV import (bench/lead_files.py)
+EXPORT_ID = "EX"  # the CSV export of 100,000 leads
+IDS = frozenset(
+    {s.id for s in SCENARIOS} | {PGBENCH_ID, BATCH_ID, INSTR_ID, SEGMENT_ID, IMPORT_ID, EXPORT_ID}
+)
+FILE_IDS = (IMPORT_ID, EXPORT_ID)
+# Besides the wrk scenarios, what needs leadmail serve: the emails, T, IM and EX.
+LEADMAIL_EXTRAS = (BATCH_ID, SEGMENT_ID, IMPORT_ID, EXPORT_ID)

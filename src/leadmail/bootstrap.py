@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -14,8 +15,10 @@ from litestar import Litestar
 from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
+from leadmail.adapters.db.jobs import PgQueuerJobQueue
 from leadmail.adapters.db.key_cache import CachedApiKeyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
+from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
@@ -24,7 +27,9 @@ from leadmail.adapters.http.app import build_app
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
+from leadmail.adapters.memory.jobs import InProcessJobQueue
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
+from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
@@ -36,6 +41,7 @@ from leadmail.domain.email import SenderPolicy
 from leadmail.logs import flush_logs
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.keys import ApiKeyStore
+from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
 from leadmail.ports.messages import MessageRepository
@@ -43,6 +49,8 @@ from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 from leadmail.services.addressing import Addressing
 from leadmail.services.delivery import Delivery, DeliverySettings
 from leadmail.services.keys import ApiKeyService, CreatedKey
+from leadmail.services.lead_export import LeadExport
+from leadmail.services.lead_imports import IMPORT_JOB, LeadImportService
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
 from leadmail.services.outbox import Outbox
@@ -64,18 +72,23 @@ class Adapters:
     messages: MessageRepository
     claims: IdempotencyStore
     catalog: TemplateCatalog
+    imports: LeadImportRepository
+    jobs: InProcessJobQueue | PgQueuerJobQueue
     database: Database | None = None
 
     @classmethod
     def in_memory(cls, provider: EmailProvider | None = None) -> Adapters:
+        leads = MemoryLeadRepository()
         return cls(
-            leads=MemoryLeadRepository(),
+            leads=leads,
             keys=MemoryApiKeyStore(),
             provider=provider if provider is not None else RecordingEmailProvider(),
             templates=MemoryTemplateRepository(),
             messages=MemoryMessageRepository(),
             claims=MemoryIdempotencyStore(),
             catalog=FileTemplateCatalog(None),
+            imports=MemoryLeadImportRepository(leads),
+            jobs=InProcessJobQueue(),
         )
 
     @classmethod
@@ -103,6 +116,9 @@ class Adapters:
             catalog=FileTemplateCatalog(
                 Path(settings.templates_dir) if settings.templates_dir else None
             ),
+            imports=PiccoloLeadImportRepository(database),
+            # Postgres: any server's worker takes a job; SQLite: one server, in process.
+            jobs=PgQueuerJobQueue(database) if database.kind == "postgres" else InProcessJobQueue(),
             database=database,
         )
 
@@ -143,6 +159,8 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         SenderPolicy(frozenset(settings.allowed_sender_domains)), settings.email_default_from
     )
     templates = TemplateService(adapters.catalog, adapters.templates, clock)
+    imports = LeadImportService(adapters.imports, adapters.jobs, clock)
+    adapters.jobs.handle(IMPORT_JOB, imports.run_job)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
@@ -150,6 +168,8 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         messages=MessageService(adapters.messages),
         send_email=SendEmail(addressing, outbox),
         send_template_email=SendTemplateEmail(addressing, templates, outbox),
+        imports=imports,
+        export=LeadExport(adapters.leads),
     )
 
 
@@ -158,6 +178,29 @@ async def ensure_demo_key(services: Services) -> CreatedKey | None:
     if await services.keys.any_key_exists():
         return None
     return await services.keys.create(DEMO_ACCOUNT, "created on first start")
+
+
+@contextlib.asynccontextmanager
+async def running_jobs(adapters: Adapters, services: Services) -> AsyncIterator[None]:
+    """The job worker of this process, with the imports a stopped server left unfinished
+    queued again (on Postgres only those idle a while: pgqueuer itself retries a job whose
+    worker stopped, and a CLI import may still be running), and from then on every minute
+    those idle two minutes."""
+    idle = 0.0 if adapters.database is None or adapters.database.kind == "sqlite" else 120.0
+    resumed = await services.imports.resume_unfinished(idle_for=idle)
+    if resumed:
+        log.info("imports_resumed", imports=resumed)
+    forgotten = await services.imports.forget_abandoned_uploads()
+    if forgotten:
+        log.info("abandoned_uploads_deleted", imports=forgotten)
+    await adapters.jobs.start()
+    watching = asyncio.create_task(services.imports.keep_resuming())
+    try:
+        yield
+    finally:
+        watching.cancel()
+        await asyncio.gather(watching, return_exceptions=True)
+        await adapters.jobs.stop()
 
 
 def create_app(
@@ -180,16 +223,18 @@ def create_app(
                     "console_email_provider",
                     detail="LEADMAIL_EMAIL_PROVIDER is console: emails are logged, NOT delivered",
                 )
-            if on_ready is None:
-                yield
-            else:
-                async with on_ready(services):
+            async with running_jobs(adapters, services):
+                if on_ready is None:
                     yield
+                else:
+                    async with on_ready(services):
+                        yield
 
     return build_app(
         services,
         version=version("leadmail"),
         max_body_bytes=settings.max_body_bytes,
+        import_max_bytes=settings.import_max_bytes,
         sender_required=not settings.email_default_from,
         # Stored messages name the provider that took them: any known one, or this one.
         providers=sorted({*PROVIDER_NAMES, adapters.provider.name}),

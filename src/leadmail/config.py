@@ -40,6 +40,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     db_connect_timeout: float = 5.0
     db_command_timeout: float = 30.0
     max_body_bytes: int = 1_048_576
+    import_max_bytes: int = 52_428_800  # an import's CSV file (50 MiB)
     migrate_on_start: bool = True
     email_provider: ProviderName = CONSOLE
     email_api_key: str = ""
@@ -144,6 +145,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             db_connect_timeout=number("DB_CONNECT_TIMEOUT", 5.0, float),
             db_command_timeout=number("DB_COMMAND_TIMEOUT", 30.0, float),
             max_body_bytes=int(number("MAX_BODY_BYTES", 1_048_576, int)),
+            import_max_bytes=int(number("IMPORT_MAX_BYTES", 52_428_800, int)),
             migrate_on_start=flag("MIGRATE_ON_START", default=True),
             email_provider=provider,
             email_api_key=api_key,

@@ -3,6 +3,7 @@ request bodies. What a response must look like is in tests/support/envelope.py."
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import re
@@ -21,7 +22,7 @@ from leadmail.domain.leads import Lead, new_lead_id
 from leadmail.services.keys import CreatedKey
 from leadmail.services.registry import Services
 from tests.support.catalog import WELCOME_VARIABLES
-from tests.support.envelope import LEADS, bearer
+from tests.support.envelope import IMPORTS, LEADS, bearer
 
 SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 # Far enough in the past that anything the service stamps "now" is later.
@@ -67,6 +68,32 @@ class Api:
             cursor = page["next_cursor"]
             if cursor is None:
                 return items
+
+    async def import_csv(
+        self, text: str | bytes, params: dict[str, str] | None = None, **kwargs: Any
+    ) -> Any:
+        """POST a CSV file (the body) that must be taken; its import, once finished."""
+        body = text.encode() if isinstance(text, str) else text
+        response = await self.client.post(
+            IMPORTS,
+            content=body,
+            params=params or {},
+            headers={**self.auth, "Content-Type": "text/csv"},
+            **kwargs,
+        )
+        assert response.status_code == 202, response.text
+        return await self.finished_import(response.json()["data"]["id"])
+
+    async def finished_import(self, import_id: str) -> Any:
+        """The import once done or failed (the app runs it in its own event loop)."""
+        for _ in range(1_000):
+            response = await self.client.get(f"{IMPORTS}/{import_id}", headers=self.auth)
+            assert response.status_code == 200, response.text
+            found = response.json()["data"]
+            if found["status"] in ("done", "failed"):
+                return found
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"import {import_id} still {found['status']} after 10 s")
 
     async def seed(
         self,

@@ -15,6 +15,7 @@ import pytest
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
+from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
@@ -22,6 +23,7 @@ from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.mail.providers import CONSOLE
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
+from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
@@ -64,13 +66,15 @@ def adapter(request: pytest.FixtureRequest) -> Adapter:
 @pytest.fixture
 async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
     if adapter.kind == "memory":
+        leads = MemoryLeadRepository()
         yield Storage(
             adapter.kind,
-            MemoryLeadRepository(),
+            leads,
             MemoryApiKeyStore(),
             MemoryTemplateRepository(),
             MemoryMessageRepository(),
             MemoryIdempotencyStore(),
+            MemoryLeadImportRepository(leads),
         )
         return
     if adapter.shared_database is not None:
@@ -93,6 +97,7 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloTemplateRepository(database),
         PiccoloMessageRepository(database),
         PiccoloIdempotencyStore(database),
+        PiccoloLeadImportRepository(database),
         database,
     )
 

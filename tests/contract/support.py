@@ -18,6 +18,7 @@ from leadmail.domain.keys import ApiKey
 from leadmail.domain.leads import Lead
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.keys import ApiKeyStore
+from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.templates import TemplateRepository
@@ -139,6 +140,7 @@ class Storage:
     templates: TemplateRepository
     messages: MessageRepository
     claims: IdempotencyStore
+    imports: LeadImportRepository
     # The database behind the Piccolo adapters, for what no port shows (None for memory).
     database: Database | None = None
 

@@ -48,6 +48,15 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_24t12_13_00_000000_lead_tags_index as tags_index,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_24t12_48_42_134027_lead_imports as lead_imports,
+)
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_24t12_49_00_000000_lead_import_indexes as lead_import_indexes,
+)
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_24t12_50_00_000000_job_queue as job_queue,
+)
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.templates import TemplateSource
@@ -58,6 +67,8 @@ from tests.postgres import fresh_database
 LEAD_MIGRATIONS = sorted([initial.ID, lead_indexes.ID])
 # A lead's tags and custom fields, and the GIN index on tags (Postgres only).
 TAG_MIGRATIONS = sorted([tags_and_fields.ID, tags_index.ID])
+# Lead imports (their tables, indexes) and the job queue (pgqueuer's tables, Postgres only).
+IMPORT_MIGRATIONS = sorted([lead_imports.ID, lead_import_indexes.ID, job_queue.ID])
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -67,6 +78,7 @@ MAIL_MIGRATIONS = sorted(
         messages_and_phone_indexes.ID,
         messages_index_dropped.ID,
         *TAG_MIGRATIONS,
+        *IMPORT_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -76,12 +88,15 @@ RENAME_MIGRATIONS = sorted(
         messages_and_phone_indexes.ID,
         messages_index_dropped.ID,
         *TAG_MIGRATIONS,
+        *IMPORT_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
 LEAD_TABLES = {"accounts", "api_keys", "leads"}
 MAIL_TABLES = {"templates", "messages", "idempotency_keys"}
-OUR_TABLES = LEAD_TABLES | MAIL_TABLES
+IMPORT_TABLES = {"lead_imports", "lead_import_chunks", "lead_import_errors"}
+QUEUE_TABLES = {"pgqueuer", "pgqueuer_log", "pgqueuer_statistics", "pgqueuer_schedules"}
+OUR_TABLES = LEAD_TABLES | MAIL_TABLES | IMPORT_TABLES
 LEAD_COLUMNS = {
     "lead_id",
     "account_id",
@@ -250,7 +265,7 @@ def assert_migrated(schema: Schema) -> None:
 
 
 def assert_rolled_back(schema: Schema) -> None:
-    assert not schema.tables & OUR_TABLES
+    assert not schema.tables & (OUR_TABLES | QUEUE_TABLES)
     assert not schema.indexes.keys() & (LEAD_INDEXES | MAIL_INDEXES)
 
 
@@ -401,7 +416,7 @@ class TestTagsAndFieldsMigrations:
             T0,
         )
 
-        assert await migrate(empty.database) == TAG_MIGRATIONS
+        assert await migrate(empty.database) == sorted([*TAG_MIGRATIONS, *IMPORT_MIGRATIONS])
 
         leads = PiccoloLeadRepository(empty.database)
         stored = await leads.get(key.account_id, "ld_before")

@@ -11,6 +11,8 @@ from typing import Any
 import httpx
 
 LEADS = "/api/v1/leads"
+IMPORTS = LEADS + "/imports"
+EXPORT = LEADS + "/export"
 EMAIL = "/api/v1/email"
 TEMPLATES = EMAIL + "/templates"
 SEND = EMAIL + "/send"

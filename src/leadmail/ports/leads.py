@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -63,4 +63,8 @@ class LeadRepository(Protocol):
 
     async def count(self, account_id: str, segment: LeadFilter) -> int:
         """How many leads of the account are in the segment."""
+        ...
+
+    async def field_keys(self, account_id: str, segment: LeadFilter) -> Sequence[str]:
+        """The custom field keys the segment's leads have between them, sorted."""
         ...

@@ -3,6 +3,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from leadmail.services.keys import ApiKeyService
+from leadmail.services.lead_export import LeadExport
+from leadmail.services.lead_imports import LeadImportService
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
 from leadmail.services.send_email import SendEmail
@@ -20,3 +22,5 @@ class Services:
     messages: MessageService
     send_email: SendEmail
     send_template_email: SendTemplateEmail
+    imports: LeadImportService
+    export: LeadExport

@@ -104,3 +104,14 @@ def page(kind: Kind, account_id: str, query: LeadQuery, columns: str) -> tuple[s
 def count(kind: Kind, account_id: str, segment: LeadFilter) -> tuple[str, list[Any]]:
     clause, args = where(kind, account_id, segment)
     return f'SELECT count(*) AS "count" FROM "leads"{clause}', args
+
+
+def field_keys(kind: Kind, account_id: str, segment: LeadFilter) -> tuple[str, list[Any]]:
+    """The distinct custom field keys of the segment's leads, sorted."""
+    clause, args = where(kind, account_id, segment)
+    if kind == "postgres":
+        keys = f'SELECT DISTINCT jsonb_object_keys("fields") AS "key" FROM "leads"{clause}'
+    else:
+        each = 'json_each("leads"."fields") AS "j"'
+        keys = f'SELECT DISTINCT "j"."key" AS "key" FROM "leads", {each}{clause}'
+    return keys, args

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -155,6 +155,11 @@ class PiccoloLeadRepository(LeadRepository):
         row = await self._db.fetchrow(LEADS.statement(text), *args)
         assert row is not None
         return int(row["count"])
+
+    async def field_keys(self, account_id: str, segment: LeadFilter) -> Sequence[str]:
+        text, args = lead_segments.field_keys(self._db.kind, account_id, segment)
+        rows = await self._db.fetch(LEADS.statement(text), *args)
+        return sorted(str(row["key"]) for row in rows)  # code-point order, as Python sorts
 
     async def _id_of_email(self, lead: Lead) -> str:
         row = await self._db.fetchrow(_ID_OF_EMAIL, lead.account_id, lead.email_key)

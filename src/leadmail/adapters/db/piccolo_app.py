@@ -10,6 +10,9 @@ from leadmail.adapters.db.tables import (
     Accounts,
     ApiKeys,
     IdempotencyKeys,
+    LeadImportChunks,
+    LeadImportErrors,
+    LeadImports,
     Leads,
     Messages,
     Templates,
@@ -18,7 +21,17 @@ from leadmail.adapters.db.tables import (
 APP_CONFIG = AppConfig(
     app_name="leadmail",
     migrations_folder_path=os.path.join(os.path.dirname(__file__), "migrations"),
-    table_classes=[Accounts, ApiKeys, Leads, Templates, Messages, IdempotencyKeys],
+    table_classes=[
+        Accounts,
+        ApiKeys,
+        Leads,
+        Templates,
+        Messages,
+        IdempotencyKeys,
+        LeadImports,
+        LeadImportChunks,
+        LeadImportErrors,
+    ],
     migration_dependencies=[],
     commands=[],
 )

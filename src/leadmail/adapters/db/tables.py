@@ -12,7 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from piccolo.columns import JSONB, Array, ForeignKey, Integer, Text, Timestamptz, Varchar
+from piccolo.columns import (
+    JSONB,
+    Array,
+    BigInt,
+    Bytea,
+    ForeignKey,
+    Integer,
+    Text,
+    Timestamptz,
+    Varchar,
+)
 from piccolo.columns.base import OnDelete
 from piccolo.engine.base import Engine
 from piccolo.table import Table
@@ -27,6 +37,9 @@ class Tables:
     templates: Any
     messages: Any
     idempotency_keys: Any
+    lead_imports: Any
+    lead_import_chunks: Any
+    lead_import_errors: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -105,6 +118,42 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         created_at = Timestamptz()
         updated_at = Timestamptz()
 
+    class LeadImports(Table, tablename="lead_imports", db=engine):
+        import_id = Varchar(length=40, primary_key=True)
+        account_id = ForeignKey(
+            references=Accounts, on_delete=OnDelete.cascade, null=False, index=True
+        )
+        mode = Varchar(length=16)
+        tags = Array(base_column=Text())  # added to every imported lead
+        status = Varchar(length=16)
+        size = BigInt()  # bytes of the file
+        total = Integer(null=True, default=None)  # data rows, once counted
+        rows_done = Integer()  # data rows processed: where a resumed import starts
+        created = Integer()
+        updated = Integer()
+        skipped = Integer()
+        failed = Integer()
+        runner = Varchar(length=40)  # who runs it: only its batches are written
+        error = Text()
+        created_at = Timestamptz()
+        updated_at = Timestamptz()
+        started_at = Timestamptz(null=True, default=None)
+        finished_at = Timestamptz(null=True, default=None)
+
+    class LeadImportChunks(Table, tablename="lead_import_chunks", db=engine):
+        # The file, stored in the database so that any server can run the import;
+        # (import_id, number) is unique through an index the migration creates.
+        import_id = ForeignKey(references=LeadImports, on_delete=OnDelete.cascade, null=False)
+        number = Integer()
+        data = Bytea()
+
+    class LeadImportErrors(Table, tablename="lead_import_errors", db=engine):
+        # One per row not imported; (import_id, row_number) unique through an index.
+        import_id = ForeignKey(references=LeadImports, on_delete=OnDelete.cascade, null=False)
+        row_number = Integer()
+        field = Text()
+        message = Text()
+
     return Tables(
         accounts=Accounts,
         api_keys=ApiKeys,
@@ -112,6 +161,9 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         templates=Templates,
         messages=Messages,
         idempotency_keys=IdempotencyKeys,
+        lead_imports=LeadImports,
+        lead_import_chunks=LeadImportChunks,
+        lead_import_errors=LeadImportErrors,
     )
 
 
@@ -122,3 +174,6 @@ Leads = _MIGRATION_TABLES.leads
 Templates = _MIGRATION_TABLES.templates
 Messages = _MIGRATION_TABLES.messages
 IdempotencyKeys = _MIGRATION_TABLES.idempotency_keys
+LeadImports = _MIGRATION_TABLES.lead_imports
+LeadImportChunks = _MIGRATION_TABLES.lead_import_chunks
+LeadImportErrors = _MIGRATION_TABLES.lead_import_errors

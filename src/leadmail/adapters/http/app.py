@@ -12,6 +12,7 @@ from litestar._openapi.plugin import OpenAPIPlugin
 from leadmail.adapters.http.auth import BearerKeyAuth
 from leadmail.adapters.http.email import REPLAYABLE, EmailController
 from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
+from leadmail.adapters.http.lead_files import LeadFileController
 from leadmail.adapters.http.leads import LeadController
 from leadmail.adapters.http.openapi import finish, openapi_config
 from leadmail.adapters.http.tracing import TracedLitestar
@@ -37,6 +38,7 @@ def build_app(
     *,
     version: str,
     max_body_bytes: int,
+    import_max_bytes: int = 52_428_800,
     sender_required: bool = True,
     providers: Sequence[str] = (),
     lifespan: Sequence[Callable[[Litestar], AbstractAsyncContextManager[None]]] = (),
@@ -48,6 +50,12 @@ def build_app(
     app = TracedLitestar(
         route_handlers=[
             bound_controller(LeadController, leads=services.leads),
+            bound_controller(
+                LeadFileController,
+                imports=services.imports,
+                export=services.export,
+                upload_limit=import_max_bytes,
+            ),
             bound_controller(
                 EmailController,
                 templates=services.templates,

@@ -8,6 +8,7 @@ from typing import Any, Literal, Self
 
 import msgspec
 
+from leadmail.adapters.http.import_schemas import ImportErrorPageOut, ImportOut
 from leadmail.adapters.http.schemas import (
     AllowedOut,
     CountOut,
@@ -152,3 +153,11 @@ class TemplateSendUnavailableEnvelope(_Failed):
 
     code: str
     data: MessagesOut | msgspec.UnsetType = msgspec.UNSET
+
+
+class ImportEnvelope(Ok):
+    data: ImportOut
+
+
+class ImportErrorPageEnvelope(Ok):
+    data: ImportErrorPageOut

@@ -17,6 +17,7 @@ from leadmail.domain.errors import (
     ValidationFailed,
 )
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
+from leadmail.domain.lead_imports import ImportNotFound
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 
@@ -48,6 +49,7 @@ BY_CLASS: dict[type[LeadmailError], ErrorKind] = {
         (LeadNotFound, 404, "Lead not found", "no such lead in your account"),
         (TemplateNotFound, 404, "Template not found", "no template with that id; nothing was sent"),
         (MessageNotFound, 404, "Message not found", "no such message in your account"),
+        (ImportNotFound, 404, "Import not found", "no such import in your account"),
         (DuplicateLead, 409, "Lead already exists",
          "a lead with this email is already in your account; `data.lead_id` is its id"),
         (IdempotencyKeyReused, 409, "Idempotency key reused",

@@ -33,6 +33,7 @@ from leadmail.adapters.http.error_table import (
     ErrorKind,
 )
 from leadmail.adapters.http.errors import TOO_LARGE, answer_to, envelope, internal_error
+from leadmail.adapters.http.import_schemas import ImportErrorOut, ImportErrorPageOut, ImportOut
 from leadmail.adapters.http.schemas import (
     CountOut,
     DeletedOut,
@@ -53,6 +54,7 @@ from leadmail.domain.errors import (
     ValidationFailed,
 )
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
+from leadmail.domain.lead_imports import ImportNotFound
 from leadmail.domain.lead_listing import LeadPage, PageCursor
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
@@ -60,7 +62,8 @@ from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 # --- successes, by operation id -----------------------------------------------------
 
 _LEAD_OUT = LeadOut.of(samples.LEAD)
-SUCCESSES: dict[str, msgspec.Struct] = {
+_RUNNING_AT = samples.AT.replace(minute=31)
+SUCCESSES: dict[str, msgspec.Struct | str] = {
     "listTemplates": envelopes.TemplateListEnvelope.of(
         "Templates retrieved", [TemplateOut.of(samples.TEMPLATE)]
     ),
@@ -109,6 +112,17 @@ SUCCESSES: dict[str, msgspec.Struct] = {
     "deleteLead": envelopes.DeletedLeadEnvelope.of(
         "Lead deleted", DeletedOut(lead_id=samples.LEAD.lead_id)
     ),
+    "importLeads": envelopes.ImportEnvelope.of(
+        "Import queued", ImportOut.of(samples.IMPORT, samples.AT)
+    ),
+    "getLeadImport": envelopes.ImportEnvelope.of(
+        "Import retrieved", ImportOut.of(samples.IMPORT_RUNNING, _RUNNING_AT)
+    ),
+    "listLeadImportErrors": envelopes.ImportErrorPageEnvelope.of(
+        "Import errors retrieved",
+        ImportErrorPageOut([ImportErrorOut.of(e) for e in samples.IMPORT_ERRORS], "230"),
+    ),
+    "exportLeads": samples.EXPORT_CSV,
 }
 
 # --- failures -----------------------------------------------------------------------
@@ -126,6 +140,7 @@ _RAISED: dict[str, LeadmailError] = {
     "LEAD_NOT_FOUND": LeadNotFound("ld_3kTMd9PqW7bXo2vL1cYh8A"),
     "TEMPLATE_NOT_FOUND": TemplateNotFound("welcom"),
     "MESSAGE_NOT_FOUND": MessageNotFound("msg_Vb7Qw2Lr9TzK4mXc8HnP1A"),
+    "IMPORT_NOT_FOUND": ImportNotFound(samples.IMPORT.import_id),
     "LEAD_EXISTS": DuplicateLead(samples.LEAD.lead_id),
     "IDEMPOTENCY_KEY_REUSED": IdempotencyKeyReused(),
     "IDEMPOTENCY_IN_PROGRESS": IdempotencyInProgress(),
@@ -209,7 +224,9 @@ def state_examples(operation: Operation, requests: dict[str, Any]) -> None:
         for kind, media in body.content.items():
             if isinstance(media.schema, Reference):
                 body.content[kind] = _with_example(media, requests[media.schema.ref])
-    ok = operation.responses.get("200") if operation.responses else None
+    ok = next(
+        (r for status, r in (operation.responses or {}).items() if status.startswith("2")), None
+    )
     if isinstance(ok, OpenAPIResponse) and ok.content and operation.operation_id:
         for kind, media in ok.content.items():
             ok.content[kind] = _with_example(media, success(operation.operation_id))

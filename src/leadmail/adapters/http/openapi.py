@@ -30,7 +30,9 @@ from leadmail.adapters.http.envelopes import (
 from leadmail.adapters.http.error_table import (
     METHOD_NOT_ALLOWED,
 )
-from leadmail.adapters.http.rules import state_parameter_rules, state_rules
+from leadmail.adapters.http.file_docs import state_file_operation
+from leadmail.adapters.http.parameter_rules import state_parameter_rules
+from leadmail.adapters.http.rules import state_rules
 
 # Component names: the wire classes' names without their In/Out suffixes.
 COMPONENT_NAMES = {
@@ -111,12 +113,13 @@ def finish(
         for operation in (path.get, path.put, path.post, path.delete):
             if operation is None or not operation.responses:
                 continue
+            state_file_operation(operation)
             examples.state_examples(operation, requests)
             for parameter in operation.parameters or ():
                 if isinstance(parameter, Parameter) and not parameter.required:
                     parameter.schema = _not_null(parameter.schema)
                 if isinstance(parameter, Parameter):
-                    state_parameter_rules(parameter)
+                    state_parameter_rules(parameter, operation.operation_id)
             # Litestar documents its own 400 for an operation with parameters; that shape
             # is never answered (errors.py turns it into an envelope, declared or not).
             operation.responses = {

@@ -42,12 +42,19 @@ _DATA = {
 def error_responses(
     *errors: type[LeadmailError],
     body: bool = False,
+    upload: bool = False,
     sends: tuple[type[Any], type[Any]] | None = None,
 ) -> dict[int, ResponseSpec]:
     """The error responses of one operation: those it declares (``errors``), those of a
     JSON body, and those of every operation. ``sends``: the envelopes of its send
-    failures, refused (502) and unavailable (503)."""
-    kinds = [*_EVERYWHERE, *(_WITH_BODY if body else ()), *(BY_CLASS[e] for e in errors)]
+    failures, refused (502) and unavailable (503). ``upload``: a file body (not JSON),
+    which can be too large."""
+    kinds = [
+        *_EVERYWHERE,
+        *(_WITH_BODY if body else ()),
+        *((PAYLOAD_TOO_LARGE,) if upload else ()),
+        *(BY_CLASS[e] for e in errors),
+    ]
     by_status: dict[int, list[ErrorKind]] = {}
     for kind in kinds:
         if kind not in by_status.setdefault(kind.status, []):

@@ -13,6 +13,12 @@ _WELCOME_VARIABLES = {
     "courses_link": "https://northwind.example.com/courses",
     "contact_email": "hello@northwind.example.com",
 }
+# An import's file (its body is CSV, not a wire class).
+IMPORT_CSV = (
+    "email,name,phone,tags,Course of interest,City\r\n"
+    "ada@example.com,Ada Lovelace,+44 20 7946 0958,evening;open-day,Data science,Leeds\r\n"
+    'grace@example.com,"Hopper, Grace",,open-day,Statistics,York\r\n'
+)
 REQUESTS: dict[type[Any], dict[str, Any]] = {
     schemas.LeadIn: {
         "name": "Ada Lovelace",

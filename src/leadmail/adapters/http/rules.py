@@ -12,21 +12,19 @@ import re
 from typing import Any
 
 import email_validator
-from litestar.openapi.spec import Parameter, Reference, Schema
+from litestar.openapi.spec import Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
 from leadmail.adapters.http import schemas
 from leadmail.domain.addresses import MAX_EMAIL_LENGTH
 from leadmail.domain.custom_fields import FIELD_KEY, MAX_FIELD_TEXT, MAX_FIELDS
 from leadmail.domain.email import MAX_RECIPIENTS, MAX_SUBJECT
-from leadmail.domain.idempotency import MAX_KEY_LENGTH
-from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
 from leadmail.domain.leads import MAX_NAME, MAX_NOTE, MAX_PHONE, MAX_SOURCE, PHONE_CHARACTERS
 from leadmail.domain.tags import MAX_TAG, MAX_TAGS
 from leadmail.domain.templates import TEMPLATE_ID
 
 # What Python's str.strip() removes (str.isspace), as a regular-expression class.
-_SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _CONTROL = r"\x00-\x1f\x7f-\x9f\u2028\u2029"  # domain/email.py's CONTROL
 
 
@@ -39,13 +37,13 @@ def _filled(allowed: str, filled: str, max_length: int | None = None) -> dict[st
 
 
 _ONE_LINE = r"^\r\n\x00"  # (negated) no line break, no NUL: a name, a source
-_LINE_SPACE = _SPACE.replace(r"\n", "").replace(r"\r", "")  # spaces but line breaks
+_LINE_SPACE = SPACE.replace(r"\n", "").replace(r"\r", "")  # spaces but line breaks
 
 
 def _trimmed_line(max_length: int, *, required: bool) -> dict[str, Any]:
     """One line whose text, once the spaces around it are trimmed (as the domain trims
     it), is 1 to ``max_length`` characters long (or empty, when not ``required``)."""
-    inner = f"[^{_SPACE}\\x00](?:[^\\r\\n\\x00]{{0,{max_length - 2}}}[^{_SPACE}\\x00])?"
+    inner = f"[^{SPACE}\\x00](?:[^\\r\\n\\x00]{{0,{max_length - 2}}}[^{SPACE}\\x00])?"
     body = inner if required else f"(?:{inner})?"
     return {"pattern": f"^[{_LINE_SPACE}]*{body}[{_LINE_SPACE}]*$"}
 
@@ -77,15 +75,15 @@ LEAD_FIELDS: dict[str, dict[str, Any]] = {
     "note": {"maxLength": MAX_NOTE, "pattern": r"^[^\x00]*$"},
     "phone": {
         "maxLength": MAX_PHONE,
-        "pattern": f"^[{_SPACE}]*(?:[{PHONE_CHARACTERS}]*[0-9][{PHONE_CHARACTERS}]*)?[{_SPACE}]*$",
+        "pattern": f"^[{SPACE}]*(?:[{PHONE_CHARACTERS}]*[0-9][{PHONE_CHARACTERS}]*)?[{SPACE}]*$",
     },
 }
 # A tag as sent: trimmed (as the domain trims it), 1-64 of letters, digits, - _ . : and
 # space (domain/tags.py).
-_TAG_EDGE = r"A-Za-z0-9_.:\-"
+TAG_EDGE = r"A-Za-z0-9_.:\-"
 TAG = {
-    "pattern": f"^[{_SPACE}]*[{_TAG_EDGE}](?:[{_TAG_EDGE} ]{{0,{MAX_TAG - 2}}}[{_TAG_EDGE}])?"
-    f"[{_SPACE}]*$"
+    "pattern": f"^[{SPACE}]*[{TAG_EDGE}](?:[{TAG_EDGE} ]{{0,{MAX_TAG - 2}}}[{TAG_EDGE}])?"
+    f"[{SPACE}]*$"
 }
 TAGS = {"maxItems": MAX_TAGS, "items": TAG}
 # Custom fields as sent: keys by pattern; values text, a number, a boolean or null. (The
@@ -104,8 +102,8 @@ STORED_FIELD_VALUE = Schema(one_of=_STORED_VALUES)  # in an answer: null is no v
 RECIPIENTS = {"minItems": 1, "maxItems": MAX_RECIPIENTS}
 SEND_FIELDS: dict[str, dict[str, Any]] = {
     # No control character but tab (domain/email.py's check_subject).
-    "subject": _filled(_NO_CONTROL_BUT_TAB, f"^{_SPACE}{_CONTROL}", MAX_SUBJECT),
-    "html": _filled(r"^\x00", f"^{_SPACE}\\x00"),
+    "subject": _filled(_NO_CONTROL_BUT_TAB, f"^{SPACE}{_CONTROL}", MAX_SUBJECT),
+    "html": _filled(r"^\x00", f"^{SPACE}\\x00"),
 }
 TEMPLATE_FIELDS: dict[str, dict[str, Any]] = {
     "template_id": {"pattern": TEMPLATE_ID.pattern},
@@ -127,22 +125,6 @@ WITH_FIELDS = (schemas.LeadIn, schemas.LeadPatchIn, schemas.LeadOut)
 # Every send takes ``to`` (one address or 1-50) and ``from`` (an address).
 SENDS = (schemas.SendEmailIn, schemas.SendTemplateIn)
 
-# Parameters by (where, name): Litestar leaves a str | None parameter's constraints out.
-PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
-    ("header", "Idempotency-Key"): {
-        "minLength": 1,
-        "maxLength": MAX_KEY_LENGTH,
-        "pattern": r"^[\x20-\x7e]+$",  # printable ASCII
-    },
-    ("query", "cursor"): {"maxLength": MAX_CURSOR_LENGTH, "pattern": CURSOR.pattern},
-    ("query", "tag"): TAGS,
-    ("query", "any_tag"): TAGS,
-    ("query", "not_tag"): TAGS,
-    ("query", "created_after"): {"format": "date-time"},
-    ("query", "created_before"): {"format": "date-time"},
-}
-
-
 _KEYWORDS = {
     "minLength": "min_length",
     "maxLength": "max_length",
@@ -152,13 +134,13 @@ _KEYWORDS = {
 }
 
 
-def _state(schema: Schema, rule: dict[str, Any]) -> None:
+def apply_rule(schema: Schema, rule: dict[str, Any]) -> None:
     for keyword, value in rule.items():
         if keyword == "format":
             schema.format = OpenAPIFormat(value)
         elif keyword == "items":
             if isinstance(schema.items, Schema):
-                _state(schema.items, value)
+                apply_rule(schema.items, value)
         elif keyword != "type":
             setattr(schema, _KEYWORDS[keyword], value)
 
@@ -186,7 +168,7 @@ def _state_tags_and_fields(components: dict[str, Any]) -> None:
         if isinstance(body, Schema) and body.properties:
             for name in names:
                 for schema in _arrays(body.properties[name]):
-                    _state(schema, TAGS)
+                    apply_rule(schema, TAGS)
     for cls in WITH_FIELDS:
         body = components.get(cls.__name__)
         if isinstance(body, Schema) and body.properties:
@@ -218,7 +200,7 @@ def state_rules(components: dict[str, Any], *, sender_required: bool) -> None:
             continue
         for field, rule in fields.items():
             for schema in _strings(body.properties[field]):
-                _state(schema, rule)
+                apply_rule(schema, rule)
     for cls in SENDS:
         body = components.get(cls.__name__)
         if not isinstance(body, Schema) or not body.properties:
@@ -226,19 +208,13 @@ def state_rules(components: dict[str, Any], *, sender_required: bool) -> None:
         to = body.properties["to"]
         for branch in to.one_of or () if isinstance(to, Schema) else ():
             if isinstance(branch, Schema) and branch.type == OpenAPIType.ARRAY:
-                _state(branch, RECIPIENTS)
+                apply_rule(branch, RECIPIENTS)
                 if isinstance(branch.items, Schema):
-                    _state(branch.items, ADDRESS)
+                    apply_rule(branch.items, ADDRESS)
             elif isinstance(branch, Schema):
-                _state(branch, ADDRESS)
+                apply_rule(branch, ADDRESS)
         [sender] = _strings(body.properties["from"])
-        _state(sender, ADDRESS)
+        apply_rule(sender, ADDRESS)
         if sender_required:
             body.properties["from"] = sender
             body.required = sorted({*(body.required or ()), "from"})
-
-
-def state_parameter_rules(parameter: Parameter) -> None:
-    rule = PARAMETERS.get((parameter.param_in, parameter.name))
-    if rule is not None and isinstance(parameter.schema, Schema):
-        _state(parameter.schema, rule)

@@ -3,12 +3,14 @@ lead, one template, the messages of a send and of a failed one."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from leadmail.domain.custom_fields import FieldValue
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
 from leadmail.domain.email import Message, MessageStatus
 from leadmail.domain.errors import LeadmailError
+from leadmail.domain.lead_imports import ImportMode, ImportStatus, LeadImport, RowError
 from leadmail.domain.leads import Lead
 from leadmail.domain.templates import Template
 from leadmail.services.results import SendResult
@@ -37,6 +39,37 @@ UPDATED_FIELDS: dict[str, FieldValue] = {
     "age": 34,
     "cohort": "2026-03",
 }
+IMPORT = LeadImport(
+    import_id="imp_Qm4Zr8Tw2Nc6Vx1Lb9Pk3A",
+    account_id=ACCOUNT,
+    mode=ImportMode.UPSERT,
+    tags=("open-day",),
+    status=ImportStatus.QUEUED,
+    created_at=AT,
+    updated_at=AT,
+    size=1_482_113,
+)
+# The same import a minute later, half way; and when it is done.
+IMPORT_RUNNING = replace(
+    IMPORT,
+    status=ImportStatus.RUNNING,
+    started_at=AT,
+    total=20_000,
+    rows=10_000,
+    created=9_120,
+    updated=850,
+    skipped=12,
+    failed=18,
+)
+IMPORT_ERRORS = [
+    RowError(14, "email", "is not a valid email address: An email address must have an @-sign."),
+    RowError(230, "email", "row 4012 has the same email, and was imported instead"),
+]
+EXPORT_CSV = (
+    "email,name,source,note,phone,tags,age,city,course_of_interest,newsletter\r\n"
+    "ada@example.com,Ada Lovelace,open-day,Asked about the March cohort,+44 20 7946 0958,"
+    "evening;open-day,34,Leeds,Data science,true\r\n"
+)
 TEMPLATE = Template(
     template_id="welcome",
     name="Welcome",

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -26,6 +26,14 @@ class MemoryLeadRepository(LeadRepository):
             ):
                 return other
         return None
+
+    def all_of(self, account_id: str) -> list[Lead]:
+        """Every lead of the account (for the memory import store)."""
+        return [lead for lead in self._leads.values() if lead.account_id == account_id]
+
+    def put(self, lead: Lead) -> None:
+        """Store a lead as it is, new or over its older self (the import store's writes)."""
+        self._leads[(lead.account_id, lead.lead_id)] = lead
 
     async def add(self, lead: Lead) -> Lead:
         existing = self._owner_of_email(lead)
@@ -75,6 +83,13 @@ class MemoryLeadRepository(LeadRepository):
             for lead in self._leads.values()
             if lead.account_id == account_id and segment.matches(lead)
         )
+
+    async def field_keys(self, account_id: str, segment: LeadFilter) -> Sequence[str]:
+        keys: set[str] = set()
+        for lead in self._leads.values():
+            if lead.account_id == account_id and segment.matches(lead):
+                keys.update(lead.fields)
+        return sorted(keys)
 
     async def list(self, account_id: str, query: LeadQuery) -> list[Lead]:
         rows = [

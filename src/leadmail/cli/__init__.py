@@ -15,6 +15,7 @@ import structlog
 
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.bootstrap import Adapters, create_app, ensure_demo_key, wire
+from leadmail.cli import leads
 from leadmail.config import ConfigError, Settings
 from leadmail.domain.errors import LeadmailError
 from leadmail.domain.keys import ApiKey
@@ -70,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     revoke = keys.add_parser("revoke", help="revoke a key; it is refused from the next request")
     revoke.add_argument("key_id")
     revoke.set_defaults(run=_keys_revoke)
+    leads.add_commands(commands)
     return parser
 
 

@@ -1,0 +1,122 @@
+"""The job queue on Postgres: pgqueuer. Jobs are rows of its table, taken by the worker of
+any server with ``FOR UPDATE SKIP LOCKED`` (one worker per job), woken by LISTEN/NOTIFY;
+a taken job whose worker stops sending heartbeats is taken again by another."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+
+import structlog
+from pgqueuer import AsyncpgDriver, Job, QueueManager
+from pgqueuer.queries import Queries
+
+from leadmail.adapters.db.database import Database
+from leadmail.adapters.db.errors import translate_errors
+from leadmail.ports.jobs import JobHandler, JobQueue
+
+log = structlog.get_logger("leadmail.jobs")
+# How long a stopping server lets its running jobs finish before cancelling them (an import
+# cancelled is taken again, by any server, once its heartbeat is missed: it resumes).
+STOP_WAIT_S = 2.0
+RESTART_AFTER_S = 5.0  # after the worker lost its connection
+
+
+class PgQueuerJobQueue(JobQueue):
+    """Enqueues anywhere (through the pool); runs jobs while started (``start``/``stop``:
+    a server's lifespan), at most ``concurrency`` at a time in this process, on a
+    connection of its own, made again if it is lost (the database restarted). A job's
+    payload is also its dedupe key: queuing a job already waiting or running adds nothing."""
+
+    def __init__(
+        self,
+        database: Database,
+        *,
+        concurrency: int = 2,
+        heartbeat_timeout: timedelta = timedelta(seconds=30),
+    ) -> None:
+        self._database = database
+        self._concurrency = concurrency
+        self._heartbeat_timeout = heartbeat_timeout
+        self._handlers: dict[str, JobHandler] = {}
+        self._manager: QueueManager | None = None
+        self._worker: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+
+    def handle(self, kind: str, handler: JobHandler) -> None:
+        self._handlers[kind] = handler
+
+    async def enqueue(self, kind: str, payload: str) -> None:
+        with translate_errors():
+            pool = self._database.pool
+            if pool is not None:
+                async with pool.acquire() as connection:
+                    await _enqueue(Queries(AsyncpgDriver(connection)), kind, payload)
+                return
+            connection = await self._database.connect_dedicated()
+            try:
+                await _enqueue(Queries(AsyncpgDriver(connection)), kind, payload)
+            finally:
+                await connection.close()
+
+    async def start(self) -> None:
+        self._stopping.clear()
+        self._worker = asyncio.create_task(self._supervise())
+
+    async def _supervise(self) -> None:
+        """The worker, started again RESTART_AFTER_S after it stops on an error."""
+        while not self._stopping.is_set():
+            await self._work()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=RESTART_AFTER_S)
+
+    async def _work(self) -> None:
+        try:
+            connection = await self._database.connect_dedicated()
+        except Exception as e:  # the database is away: try again later
+            log.warning("job_worker_cannot_connect", error_type=type(e).__name__)
+            return
+        manager = QueueManager(Queries(AsyncpgDriver(connection)))
+        for kind, handler in self._handlers.items():
+            manager.entrypoint(kind)(_runner(handler))
+        self._manager = manager
+        try:
+            await manager.run(
+                batch_size=1,
+                max_concurrent_tasks=max(2, self._concurrency),
+                heartbeat_timeout=self._heartbeat_timeout,
+                dequeue_timeout=timedelta(seconds=5),
+            )
+        except Exception as e:
+            log.error("job_worker_stopped", error_type=type(e).__name__)
+        finally:
+            self._manager = None
+            with contextlib.suppress(Exception):
+                await connection.close()
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        if self._manager is not None:
+            self._manager.shutdown.set()
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(worker), timeout=STOP_WAIT_S)
+            if not worker.done():
+                worker.cancel()
+                await asyncio.gather(worker, return_exceptions=True)
+
+
+async def _enqueue(queries: Queries, kind: str, payload: str) -> None:
+    await queries.enqueue(
+        kind, payload.encode(), dedupe_key=f"{kind}:{payload}", on_conflict="skip"
+    )
+
+
+def _runner(handler: JobHandler) -> Callable[[Job], Awaitable[None]]:
+    async def run(job: Job) -> None:
+        await handler((job.payload or b"").decode())
+
+    return run

@@ -1,0 +1,49 @@
+"""The rules of query parameters and headers, stated in the OpenAPI document from the
+domain's own limits (rules.py has the bodies'): Litestar leaves a ``str | None``
+parameter's constraints out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.openapi.spec import Parameter, Schema
+
+from leadmail.adapters.http.rules import SPACE, TAG_EDGE, TAGS, apply_rule
+from leadmail.domain.idempotency import MAX_KEY_LENGTH
+from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
+from leadmail.domain.tags import MAX_TAG
+
+# Tags in one text, comma-separated (an import's): blank items are none.
+_ITEM = f"[{SPACE}]*(?:[{TAG_EDGE}](?:[{TAG_EDGE} ]{{0,{MAX_TAG - 2}}}[{TAG_EDGE}])?)?[{SPACE}]*"
+TAG_TEXT = {"pattern": f"^{_ITEM}(?:,{_ITEM})*$"}
+# Parameters by (where, name): Litestar leaves a str | None parameter's constraints out.
+PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
+    ("header", "Idempotency-Key"): {
+        "minLength": 1,
+        "maxLength": MAX_KEY_LENGTH,
+        "pattern": r"^[\x20-\x7e]+$",  # printable ASCII
+    },
+    ("query", "cursor"): {"maxLength": MAX_CURSOR_LENGTH, "pattern": CURSOR.pattern},
+    ("query", "tag"): TAGS,
+    ("query", "any_tag"): TAGS,
+    ("query", "not_tag"): TAGS,
+    ("query", "created_after"): {"format": "date-time"},
+    ("query", "created_before"): {"format": "date-time"},
+    ("query", "tags"): TAG_TEXT,
+    ("query", "email"): {"pattern": r"^[^\x00]*$"},
+    ("query", "source"): {"pattern": r"^[^\x00]*$"},
+    ("query", "phone"): {"pattern": r"^[^\x00]*$"},
+}
+# Parameters of one operation, by (operation id, name), before those above.
+OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
+    # A page of an import's error rows: after this row number.
+    ("listLeadImportErrors", "cursor"): {"maxLength": 9, "pattern": r"^[0-9]{1,9}$"},
+}
+
+
+def state_parameter_rules(parameter: Parameter, operation_id: str | None = None) -> None:
+    rule = OPERATION_PARAMETERS.get((operation_id or "", parameter.name))
+    if rule is None:
+        rule = PARAMETERS.get((parameter.param_in, parameter.name))
+    if rule is not None and isinstance(parameter.schema, Schema):
+        apply_rule(parameter.schema, rule)

@@ -1,0 +1,5 @@
+import sys
+
+from leadmail.cli import main
+
+sys.exit(main())

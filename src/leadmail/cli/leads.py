@@ -1,0 +1,134 @@
+"""``leadmail leads import``: a CSV file imported into an account from the command line,
+by the same service the API runs, in this process, with a progress bar."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Never
+
+from tqdm import tqdm
+
+from leadmail.bootstrap import Adapters, wire
+from leadmail.config import Settings
+from leadmail.domain.errors import ValidationFailed
+from leadmail.domain.lead_imports import ImportMode, ImportStatus, LeadImport
+from leadmail.domain.tags import tag_list
+from leadmail.services.lead_imports import ImportOptions
+
+READ_BYTES = 1 << 20
+SHOWN_ERRORS = 10  # failed rows printed after the summary
+
+# Exit codes: 0 the import is done (rows it could not take are listed), 1 it failed,
+# 2 it could not start (no such file or account, a bad header, bad options).
+
+
+class UsageError(Exception):
+    """Said on one line; exit code 2."""
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    leads = commands.add_parser("leads", help="leads in bulk").add_subparsers(
+        dest="leads_command", required=True, metavar="ACTION"
+    )
+    command = leads.add_parser(
+        "import",
+        help="import leads from a CSV file into an account",
+        description="Exit codes: 0 done (rows not imported are listed), 1 the import failed,"
+        " 2 it could not start (file, account, header or options).",
+    )
+    command.add_argument("file", help="a CSV file (UTF-8; header row with an email column)")
+    command.add_argument("--account", required=True, help="the account's name")
+    command.add_argument("--mode", choices=[m.value for m in ImportMode], default="upsert")
+    command.add_argument("--tags", default="", help="comma-separated tags for every lead")
+    command.set_defaults(run=run_import)
+
+
+INTERRUPTED = "interrupted at the command line; the rows counted were written"
+
+
+def run_import(settings: Settings, args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    try:
+        if not path.is_file():
+            raise UsageError(f"no such file: {path}")
+        finished = asyncio.run(_import(settings, args, path))
+    except UsageError as e:
+        print(f"leadmail: {e}", file=sys.stderr)
+        return 2
+    _summary(finished)
+    return 0 if finished.status is ImportStatus.DONE else 1
+
+
+async def _import(settings: Settings, args: argparse.Namespace, path: Path) -> LeadImport:
+    try:
+        tags = tag_list([t for t in args.tags.split(",") if t.strip()], "tags")
+    except ValidationFailed as e:
+        raise UsageError(f"--tags: {e.errors[0].field} {e.errors[0].message}") from e
+    adapters = Adapters.from_settings(settings)
+    async with adapters.opened(apply_migrations=settings.migrate_on_start):
+        services = wire(adapters, settings)
+        keys = await services.keys.list(args.account)
+        if not keys:
+            raise UsageError(f"no account named {args.account!r}")
+        options = ImportOptions(ImportMode(args.mode), tags)
+        try:
+            started = await services.imports.start(
+                keys[0].account_id, options, _read(path), enqueue=False
+            )
+        except ValidationFailed as e:
+            shown = "; ".join(f"`{x.field}` {x.message}" for x in e.errors)
+            raise UsageError(f"{path.name}: cannot import: {shown}") from e
+        bar = _Bar()
+        try:
+            finished = await services.imports.run(started.import_id, bar.show)
+        except BaseException:
+            await asyncio.shield(services.imports.stop(started.import_id, INTERRUPTED))
+            raise
+        finally:
+            bar.close()
+        if finished is None:  # taken over by a server's worker; it carries on there
+            finished = await services.imports.get(keys[0].account_id, started.import_id)
+        errors, _ = await services.imports.errors(
+            finished.account_id, finished.import_id, 0, SHOWN_ERRORS
+        )
+        for error in errors:
+            print(f"row {error.row}: {error.field}: {error.message}", file=sys.stderr)
+        return finished
+
+
+async def _read(path: Path) -> AsyncIterator[bytes]:
+    with path.open("rb") as file:
+        while data := file.read(READ_BYTES):
+            yield data
+
+
+class _Bar:
+    """tqdm on stderr: rows done of the file's rows, rows/s and the time left."""
+
+    def __init__(self) -> None:
+        self._bar: tqdm[Never] | None = None
+
+    def show(self, lead_import: LeadImport) -> None:
+        bar = self._bar
+        if bar is None:
+            bar = self._bar = tqdm(
+                total=lead_import.total, unit=" rows", file=sys.stderr, dynamic_ncols=True
+            )
+        bar.update(lead_import.rows - bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _summary(done: LeadImport) -> None:
+    print(
+        f"Import {done.import_id}: {done.status.value}; {done.rows} rows: {done.created} created,"
+        f" {done.updated} updated, {done.skipped} skipped, {done.failed} failed."
+    )
+    if done.error:
+        print(f"Stopped: {done.error}")

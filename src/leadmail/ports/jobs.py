@@ -1,0 +1,24 @@
+"""Background jobs: work that outlives the request that asked for it."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+# What runs a job: its payload in, nothing out. It must be safe to run again after a
+# crash (a job whose runner stopped is run again).
+JobHandler = Callable[[str], Awaitable[None]]
+
+
+class JobQueue(Protocol):
+    """Jobs of named kinds, each with a small text payload (an id), run in the background
+    by a worker of whichever server takes them first; each job is taken by one worker at a
+    time. Raises StorageUnavailable when the queue cannot be reached."""
+
+    def handle(self, kind: str, handler: JobHandler) -> None:
+        """Run ``handler`` for jobs of ``kind`` (before the worker starts)."""
+        ...
+
+    async def enqueue(self, kind: str, payload: str) -> None:
+        """Queue one job; it runs once a worker is free."""
+        ...

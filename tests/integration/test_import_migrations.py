@@ -1,0 +1,72 @@
+"""The lead import tables and the job queue's, forwards and back: on Postgres pgqueuer's own
+tables come with them (its install DDL) and a job queued there is run by the worker."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from leadmail.adapters.db.database import Database
+from leadmail.adapters.db.jobs import PgQueuerJobQueue
+from leadmail.adapters.db.migrate import applied_migrations, migrate, rollback_all
+from tests.integration.test_migrations import (
+    IMPORT_MIGRATIONS,
+    IMPORT_TABLES,
+    QUEUE_TABLES,
+    EmptyDatabase,
+    empty,
+    target,
+)
+from tests.postgres import fresh_database
+
+__all__ = ["empty", "target"]  # the fixtures, shared with the migrations' own tests
+
+
+async def test_the_import_migrations_go_back_and_forth(empty: EmptyDatabase) -> None:
+    await migrate(empty.database)
+    postgres = empty.database.kind == "postgres"
+    tables = (await empty.schema()).tables
+    assert tables >= IMPORT_TABLES
+    assert (tables >= QUEUE_TABLES) == postgres
+    if not postgres:
+        assert not tables & QUEUE_TABLES
+
+    await rollback_all(empty.database, down_to=IMPORT_MIGRATIONS[0])
+
+    assert not set(await applied_migrations(empty.database)) & set(IMPORT_MIGRATIONS)
+    assert not (await empty.schema()).tables & (IMPORT_TABLES | QUEUE_TABLES)
+    assert await migrate(empty.database) == IMPORT_MIGRATIONS
+    assert (await empty.schema()).tables >= IMPORT_TABLES
+
+
+@pytest.mark.postgres
+async def test_a_job_queued_on_postgres_is_run_once_by_the_worker(postgres_server: str) -> None:
+    async with (
+        fresh_database(postgres_server) as url,
+        Database.from_url(url).running() as database,
+    ):
+        await migrate(database)
+        assert await run_one_job(database) == ["imp_1"]
+
+
+async def run_one_job(database: Database) -> list[str]:
+    """A job queued twice while waiting, then a worker started: what the handler got."""
+    ran: list[str] = []
+    done = asyncio.Event()
+
+    async def handler(payload: str) -> None:
+        ran.append(payload)
+        done.set()
+
+    queue = PgQueuerJobQueue(database)
+    queue.handle("test_job", handler)
+    await queue.enqueue("test_job", "imp_1")
+    await queue.enqueue("test_job", "imp_1")  # waiting already: the same job
+    await queue.start()
+    try:
+        await asyncio.wait_for(done.wait(), timeout=20)
+        await asyncio.sleep(0.5)
+    finally:
+        await queue.stop()
+    return ran
