@@ -72,15 +72,28 @@ class Prepared(NamedTuple):
 def prepare(db_url: str, env: dict[str, str]) -> Prepared:
     """Migrates the database and creates the account "bench" with a key."""
     log(f"database {database_name(db_url)}: migrating, creating a key")
-    cli_env = {**env, "LEADMAIL_DATABASE_URL": db_url, "LEADMAIL_LOG_FORMAT": "json"}
-    leadmail_cli(["migrate"], cli_env)
-    created = leadmail_cli(["keys", "create", "--account", "bench", "--label", "bench"], cli_env)
-    key = created.strip().splitlines()[-1]
-    account_id = asyncio.run(
-        _fetch_value(db_url, "SELECT account_id FROM accounts WHERE name = $1", "bench")
-    )
+    leadmail_cli(["migrate"], _cli_env(db_url, env))
+    key, account_id = account_with_key(db_url, env, "bench")
     postgres_version = asyncio.run(_fetch_value(db_url, "SHOW server_version"))
     return Prepared(key, account_id, postgres_version)
+
+
+def account_with_key(db_url: str, env: dict[str, str], name: str) -> tuple[str, str]:
+    """A new account ``name`` and a key of it: (key, account id). The scenarios that
+    measure one account of a given size (T, IM, EX) each take one of their own, so the
+    leads the other scenarios wrote into "bench" are not in theirs."""
+    created = leadmail_cli(
+        ["keys", "create", "--account", name, "--label", "bench"], _cli_env(db_url, env)
+    )
+    key = created.strip().splitlines()[-1]
+    account_id = asyncio.run(
+        _fetch_value(db_url, "SELECT account_id FROM accounts WHERE name = $1", name)
+    )
+    return key, account_id
+
+
+def _cli_env(db_url: str, env: dict[str, str]) -> dict[str, str]:
+    return {**env, "LEADMAIL_DATABASE_URL": db_url, "LEADMAIL_LOG_FORMAT": "json"}
 
 
 def row_counts(db_url: str) -> dict[str, int]:
