@@ -2,15 +2,12 @@
 
     python -m bench.run [--quick] [--duration S] [--repeats N] [--connections 64] [--only 3,8]
 
-One run: a fresh Postgres database (dropped at the end) migrated by ``leadmail migrate``, an
-API key from ``leadmail keys create``, the provider stand-in in its own process, and each
-server as ONE process started the production way (``leadmail serve`` for leadmail, the
-uvicorn command for the ceilings and the FastAPI peer: uvloop, httptools, no access log),
-pinned to one core with taskset; wrk pinned to the other. Every scenario is warmed up
-before each measured run and measured ``--repeats`` times, in interleaved rounds (A, B,
-leadmail, peer, then again), so slow drift of the machine hits every scenario alike. The
-median run is reported. The table goes to stdout, progress to stderr, everything to
-bench/results/latest.json. See bench/README.md (its Layout says which module does what).
+One run: a fresh Postgres database (dropped at the end), migrated, an API key, the provider
+stand-in in its own process, and each server as ONE process started the production way
+(``leadmail serve``; uvicorn with uvloop and httptools for the ceilings and the peer)
+pinned to one core, wrk to the other. Every scenario is warmed up before each measured
+run, measured ``--repeats`` times in interleaved rounds so slow drift hits all alike, and
+its median run reported: the table on stdout, progress on stderr, all in latest.json.
 """
 
 from __future__ import annotations
