@@ -38,7 +38,7 @@ from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.delivery import RetryPolicy
 from leadmail.domain.email import SenderPolicy
-from leadmail.logs import flush_logs
+from leadmail.logs import logs_written
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.lead_imports import LeadImportRepository
@@ -238,16 +238,5 @@ def create_app(
         sender_required=not settings.email_default_from,
         # Stored messages name the provider that took them: any known one, or this one.
         providers=sorted({*PROVIDER_NAMES, adapters.provider.name}),
-        lifespan=[_logs_written, lifespan],
+        lifespan=[logs_written, lifespan],
     )
-
-
-@contextlib.asynccontextmanager
-async def _logs_written(_: Litestar) -> AsyncIterator[None]:
-    """Entered first, left last: what the log holds is written once the app has stopped,
-    before uvicorn re-raises a SIGTERM it caught (the process then ends with no exit
-    handlers)."""
-    try:
-        yield
-    finally:
-        flush_logs()

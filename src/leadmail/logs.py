@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import contextvars
 import logging
 import sys
 import threading
 import time
+from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 import msgspec
@@ -155,6 +157,17 @@ def flush_logs() -> None:
 
 
 atexit.register(flush_logs)
+
+
+@contextlib.asynccontextmanager
+async def logs_written(_: object) -> AsyncIterator[None]:
+    """An app lifespan, entered first and left last: what the log holds is written once
+    the app has stopped, before uvicorn re-raises a SIGTERM it caught (the process then
+    ends with no exit handlers)."""
+    try:
+        yield
+    finally:
+        flush_logs()
 
 
 class RequestLog:
