@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
+from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.domain.lead_listing import LeadQuery, PageCursor
 from leadmail.domain.leads import Lead, LeadChanges, LeadFields
 from leadmail.domain.segments import LeadFilter
 from leadmail.domain.tags import MAX_TAGS, TagChange, TooManyTags
+from leadmail.ports.leads import LeadRepository
 from leadmail.services.leads import LeadService
 from tests.contract.support import T0, Storage, a_lead, moment
 
@@ -314,3 +316,47 @@ class TestThroughTheService:
         stored = await service.get(account, lead.lead_id)
         assert dict(stored.fields) == {f"k{n}": n for n in range(10)}
         assert stored.tags == tuple(sorted(f"t{n}" for n in range(10)))
+
+
+class TestPagesWhereTheMatchesAreOld:
+    """A tag held only by old leads, behind many newer leads without it. On Postgres the
+    page is first looked for among the newest leads (a window, set small here), then
+    among the matches themselves: every page must be the same either way."""
+
+    @staticmethod
+    def leads_of(storage: Storage) -> LeadRepository:
+        if storage.kind == "postgres":
+            assert storage.database is not None
+            return PiccoloLeadRepository(storage.database, page_window=3)
+        return storage.leads
+
+    async def test_pages_walk_every_match_in_order(self, storage: Storage) -> None:
+        account = await storage.new_account()
+        old = [a_lead(account, created_at=moment(n), tags=("alumni",)) for n in range(1, 4)]
+        new = [a_lead(account, created_at=moment(100 + n)) for n in range(8)]
+        for lead in [*old, *new]:
+            await storage.leads.add(lead)
+        leads = self.leads_of(storage)
+        alumni = LeadFilter(all_tags=("alumni",))
+        expected = ids(sorted(old, key=lambda lead: lead.created_at, reverse=True))
+
+        first = await leads.list(account, LeadQuery(limit=2, filter=alumni))
+        assert ids(first) == expected[:3]  # two and the one that says a page follows
+        after = PageCursor(first[1].created_at, first[1].lead_id)
+        rest = await leads.list(account, LeadQuery(limit=2, after=after, filter=alumni))
+        assert ids(rest) == expected[2:]
+        any_of = LeadFilter(any_tags=("alumni", "nobody"))
+        assert ids(await leads.list(account, LeadQuery(filter=any_of))) == expected
+        absent = LeadFilter(all_tags=("nobody",))
+        assert await leads.list(account, LeadQuery(filter=absent)) == []
+
+    async def test_a_page_found_among_the_newest_is_the_same(self, storage: Storage) -> None:
+        account = await storage.new_account()
+        tagged = [a_lead(account, created_at=moment(n), tags=("evening",)) for n in range(6)]
+        for lead in tagged:
+            await storage.leads.add(lead)
+        leads = self.leads_of(storage)
+        evening = LeadFilter(all_tags=("evening",), no_tags=("vip",))
+        page = await leads.list(account, LeadQuery(limit=2, filter=evening))
+        newest = sorted(tagged, key=lambda lead: lead.created_at, reverse=True)
+        assert ids(page) == ids(newest[:3])

@@ -22,8 +22,14 @@ _EQUALS = frozenset({"email_key", "source", "phone"})
 
 def where(kind: Kind, account_id: str, segment: LeadFilter) -> tuple[str, list[Any]]:
     """`` WHERE ...`` (``%s`` for each parameter) and its arguments."""
-    sql = ['"account_id" = %s']
-    args: list[Any] = [account_id]
+    conditions, args = _conditions(kind, segment)
+    return " WHERE " + " AND ".join(['"account_id" = %s', *conditions]), [account_id, *args]
+
+
+def _conditions(kind: Kind, segment: LeadFilter) -> tuple[list[str], list[Any]]:
+    """The segment's conditions on a lead, the account aside."""
+    sql: list[str] = []
+    args: list[Any] = []
     for attribute, value in segment.equals:
         if attribute not in _EQUALS:
             raise ValueError(f"not a column a segment compares: {attribute}")
@@ -39,7 +45,7 @@ def where(kind: Kind, account_id: str, segment: LeadFilter) -> tuple[str, list[A
         _postgres(segment, sql, args)
     else:
         _sqlite(segment, sql, args)
-    return " WHERE " + " AND ".join(sql), args
+    return sql, args
 
 
 def _postgres(segment: LeadFilter, sql: list[str], args: list[Any]) -> None:
@@ -90,15 +96,57 @@ def page(kind: Kind, account_id: str, query: LeadQuery, columns: str) -> tuple[s
     """A page of the segment, newest first, after the query's cursor: ``query.limit + 1``
     rows (one more tells whether there is a next page)."""
     clause, args = where(kind, account_id, query.filter)
-    if query.after is not None:
-        at, last_id = query.after.created_at, query.after.lead_id
-        clause += ' AND ("created_at" < %s OR ("created_at" = %s AND "lead_id" < %s))'
-        args += [at, at, last_id]
+    clause, args = _after(query, clause, args)
+    return f'SELECT {columns} FROM "leads"{clause}{_NEWEST_FIRST} LIMIT {_rows(query)}', args
+
+
+# Postgres, a segment that names tags to have: a page in two tries (PiccoloLeadRepository).
+# The planner walks the account's listing index and tests each lead's tags, which is
+# right when matches are spread over time, and reads the whole account when they are not
+# (a tag no lead has; tagged leads all older than many untagged ones: bench/README.md,
+# "Tags and segments"). So: first the page among the newest ``window`` leads after the
+# cursor (a bounded walk), and only if that is not a full page, the page of the matches
+# themselves, found by the GIN index and sorted (bounded by how many match).
+
+
+def narrows_by_tag(segment: LeadFilter) -> bool:
+    return bool(segment.all_tags or segment.any_tags)
+
+
+def page_in_window(
+    account_id: str, query: LeadQuery, columns: str, window: int
+) -> tuple[str, list[Any]]:
+    base, args = _after(query, ' WHERE "account_id" = %s', [account_id])
+    conditions, filter_args = _conditions("postgres", query.filter)
+    newest = f'SELECT * FROM "leads"{base}{_NEWEST_FIRST} LIMIT {int(window)}'
     text = (
-        f'SELECT {columns} FROM "leads"{clause}'
-        f' ORDER BY "created_at" DESC, "lead_id" DESC LIMIT {int(query.limit) + 1}'
+        f'SELECT {columns} FROM ({newest}) AS "leads" WHERE {" AND ".join(conditions)}'
+        f"{_NEWEST_FIRST} LIMIT {_rows(query)}"
     )
-    return text, args
+    return text, [*args, *filter_args]
+
+
+def page_of_matches(account_id: str, query: LeadQuery, columns: str) -> tuple[str, list[Any]]:
+    clause, args = where("postgres", account_id, query.filter)
+    clause, args = _after(query, clause, args)
+    matches = f'SELECT {columns} FROM "leads"{clause}'
+    text = f'WITH "m" AS MATERIALIZED ({matches}) SELECT * FROM "m"{_NEWEST_FIRST}'
+    return f"{text} LIMIT {_rows(query)}", args
+
+
+_NEWEST_FIRST = ' ORDER BY "created_at" DESC, "lead_id" DESC'
+
+
+def _rows(query: LeadQuery) -> int:
+    return int(query.limit) + 1
+
+
+def _after(query: LeadQuery, clause: str, args: list[Any]) -> tuple[str, list[Any]]:
+    if query.after is None:
+        return clause, args
+    at, last_id = query.after.created_at, query.after.lead_id
+    clause += ' AND ("created_at" < %s OR ("created_at" = %s AND "lead_id" < %s))'
+    return clause, [*args, at, at, last_id]
 
 
 def count(kind: Kind, account_id: str, segment: LeadFilter) -> tuple[str, list[Any]]:

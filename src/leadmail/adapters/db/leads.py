@@ -3,11 +3,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from leadmail.adapters.db import lead_segments
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.errors import is_unique_violation
-from leadmail.adapters.db.statements import Mapped
+from leadmail.adapters.db.statements import Mapped, Row
 from leadmail.adapters.db.tables import Leads
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.leads import CLIENT_FIELDS, Lead
@@ -57,9 +58,15 @@ _DELETE = LEADS.delete("account_id", "lead_id")
 _ID_OF_EMAIL = LEADS.select("account_id", "email_key", columns=["lead_id"])
 
 
+# How many of an account's newest leads a tag segment's page looks through before it asks
+# the tags index instead (lead_segments.page_in_window).
+PAGE_WINDOW = 2000
+
+
 class PiccoloLeadRepository(LeadRepository):
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, page_window: int = PAGE_WINDOW) -> None:
         self._db = database
+        self._page_window = page_window
 
     async def add(self, lead: Lead) -> Lead:
         try:
@@ -146,9 +153,19 @@ class PiccoloLeadRepository(LeadRepository):
         return await self._db.fetchrow(_DELETE, account_id, lead_id) is not None
 
     async def list(self, account_id: str, query: LeadQuery) -> list[Lead]:
-        text, args = lead_segments.page(self._db.kind, account_id, query, _ALL)
-        rows = await self._db.fetch(LEADS.statement(text), *args)
+        if self._db.kind == "postgres" and lead_segments.narrows_by_tag(query.filter):
+            rows = await self._fetch(
+                lead_segments.page_in_window(account_id, query, _ALL, self._page_window)
+            )
+            if len(rows) <= query.limit:  # not a full page there: ask the tags index
+                rows = await self._fetch(lead_segments.page_of_matches(account_id, query, _ALL))
+        else:
+            rows = await self._fetch(lead_segments.page(self._db.kind, account_id, query, _ALL))
         return [LEADS.from_row(row) for row in rows]
+
+    async def _fetch(self, statement: tuple[str, Sequence[Any]]) -> Sequence[Row]:
+        text, args = statement
+        return await self._db.fetch(LEADS.statement(text), *args)
 
     async def count(self, account_id: str, segment: LeadFilter) -> int:
         text, args = lead_segments.count(self._db.kind, account_id, segment)
