@@ -73,6 +73,8 @@ def _bounded(result: dict[str, FieldValue], field: str) -> dict[str, FieldValue]
 def parse_fields(values: Mapping[str, object], field: str = "fields") -> dict[str, FieldValue]:
     """A new lead's custom fields: every key and value checked (a broken one named
     ``fields.<key>``); a null value is no value, and is not kept."""
+    if not values:  # most leads: nothing to check
+        return {}
     errors = _errors(values, field)
     if errors:
         raise ValidationFailed(errors)

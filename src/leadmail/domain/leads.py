@@ -63,8 +63,8 @@ class Lead:
             given.phone,
             now,
             now,
-            tags=given.tags,
-            fields=given.fields,
+            given.tags,
+            given.fields,
         )
 
 
@@ -94,8 +94,9 @@ class LeadFields:
             texts = [rule(values.get(name, "")) for name, rule in RULES.items()]
         except ValueError:  # check again field by field, to name every field that is wrong
             texts = [_check(errors, name, values.get(name, "")) for name in RULES]
-        checked_tags = _collect(errors, tag_list, tags, "tags") or ()
-        checked_fields = _collect(errors, parse_fields, fields, "fields") or {}
+        # Most leads come with neither tags nor fields: nothing to check then.
+        checked_tags = (_collect(errors, tag_list, tags, "tags") or ()) if tags else ()
+        checked_fields = (_collect(errors, parse_fields, fields, "fields") or {}) if fields else {}
         if errors:
             raise ValidationFailed(errors)
         name, email, source, note, phone = texts

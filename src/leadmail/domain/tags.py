@@ -34,6 +34,8 @@ def normalise_tag(value: str) -> str:
 def tag_list(values: Sequence[str], field: str) -> Tags:
     """Up to MAX_TAGS tags as sent (``field`` names them: ``tags``, ``add``), each checked
     (a broken one is named ``field[i]``); stored lower-cased, trimmed, unique and sorted."""
+    if not values:
+        return ()
     errors = _tag_errors(values, field)
     if errors:
         raise ValidationFailed(errors)

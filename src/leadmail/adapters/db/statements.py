@@ -28,8 +28,6 @@ import msgspec
 from piccolo.columns import Array
 from piccolo.table import Table
 
-from leadmail.domain.custom_fields import encode_fields
-
 D = TypeVar("D")
 Row = Mapping[str, Any]
 _Encode = Callable[[Any], Any]
@@ -73,22 +71,18 @@ class Mapped(Generic[D]):
         fields = [f.name for f in dataclasses.fields(domain)]  # type: ignore[arg-type]
         column_of = {f: stored_as.get(f, f) for f in fields}
         field_of = {c: f for f, c in column_of.items()}
-        self._encoders: dict[str, _Encode] = {}
-        self._plain: dict[str, str] = {}  # column -> the attribute it holds as it is
+        self._computed: dict[str, _Encode] = computed  # column -> f(domain value)
+        # column -> (the attribute it holds, how that attribute's value is stored; None:
+        # as it is)
+        self._stored: dict[str, tuple[str, _Encode | None]] = {}
         for column in self.columns:
             if column in computed:
-                self._encoders[column] = computed[column]
                 continue
             attribute = field_of.get(column, column)
             if attribute not in hints and not hasattr(domain, attribute):
                 continue  # a column this type does not fill (set by a statement of its own)
-            encode = _encoder(
-                attribute, hints.get(attribute), table._meta.get_column_by_name(column)
-            )
-            if encode is None:
-                self._plain[column] = attribute
-                encode = operator.attrgetter(attribute)
-            self._encoders[column] = encode
+            encode = _encoder(hints.get(attribute), table._meta.get_column_by_name(column))
+            self._stored[column] = (attribute, encode)
         decoders = [(column_of[f], _decoder(hints[f])) for f in fields]
         missing = [c for c, _ in decoders if c not in self.columns and c not in joined]
         if missing:
@@ -112,18 +106,41 @@ class Mapped(Generic[D]):
 
     def to_dict(self, value: D) -> dict[str, Any]:
         """Every column's value, by column name (for Piccolo's ``Table(**row)``)."""
-        return {c: self._encoders[c](value) for c in self.columns if c in self._encoders}
+        filled = [c for c in self.columns if c in self._stored or c in self._computed]
+        return dict(zip(filled, self.getter(filled)(value), strict=True))
 
     def getter(self, columns: Sequence[str]) -> Callable[[D], tuple[Any, ...]]:
-        """The values of ``columns`` from a domain value, in that order."""
-        if all(c in self._plain for c in columns):
-            # One C call for the lot when every column is an attribute as it is.
-            fields = operator.attrgetter(*[self._plain[c] for c in columns])
+        """The values of ``columns`` from a domain value, in that order: the attributes
+        read in one C call, then the few stored otherwise (JSON, enums) encoded in place,
+        then the computed ones."""
+        if not columns:
+            return _no_args
+        stored = [c for c in columns if c not in self._computed]
+        attributes = operator.attrgetter(*[self._stored[c][0] for c in stored]) if stored else None
+        encoded = [
+            (i, encode) for i, c in enumerate(stored) if (encode := self._stored[c][1]) is not None
+        ]
+        computed = [(i, self._computed[c]) for i, c in enumerate(columns) if c in self._computed]
+        if attributes is not None and not encoded and not computed:
             if len(columns) == 1:
-                return lambda value: (fields(value),)
-            return fields
-        encoders = [self._encoders[c] for c in columns]
-        return lambda value: tuple(encode(value) for encode in encoders)
+                return lambda value: (attributes(value),)
+            return attributes
+        single = len(stored) == 1
+
+        def values(value: D) -> tuple[Any, ...]:
+            if attributes is None:
+                row: list[Any] = []
+            elif single:
+                row = [attributes(value)]
+            else:
+                row = list(attributes(value))
+            for i, encode in encoded:
+                row[i] = encode(row[i])
+            for i, compute in computed:
+                row.insert(i, compute(value))
+            return tuple(row)
+
+        return values
 
     # Statements: built once, at start-up; ``%s`` stands for each parameter in turn.
 
@@ -184,24 +201,29 @@ def _optional(hint: Any) -> tuple[Any, bool]:
     return hint, False
 
 
-def _encoder(field: str, hint: Any, column: Any) -> _Encode | None:
-    """How a field is stored when not as it is (None: as it is)."""
+def _encoder(hint: Any, column: Any) -> _Encode | None:
+    """How a field's value is stored when not as it is (None: as it is)."""
     kind, _ = _optional(hint)
-    get = operator.attrgetter(field)
     if typing.get_origin(kind) is tuple and isinstance(column, Array):
         # A Postgres array takes a list; on SQLite, Piccolo's adapter writes it as JSON.
-        return lambda value: list(get(value))
+        return list
     if typing.get_origin(kind) is tuple:  # stored as a JSON array in a text column
-        return lambda value: _JSON.encode(list(get(value))).decode()
+        return lambda value: _JSON.encode(list(value)).decode()
     if typing.get_origin(kind) in (Mapping, collections.abc.Mapping, dict):
-        return lambda value: encode_fields(get(value))  # JSON text: jsonb takes it as is
+        return _json_text  # JSON text: jsonb takes it as is
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
-        return lambda value: get(value).value
+        return operator.attrgetter("value")
     return None
 
 
 # msgspec: the same JSON as json.dumps writes, less the spaces, at a fraction of its cost.
 _JSON = msgspec.json.Encoder()
+# Objects with their keys sorted, as encode_fields (domain/custom_fields.py) measures them.
+_SORTED_JSON = msgspec.json.Encoder(order="sorted")
+
+
+def _json_text(value: Mapping[str, Any]) -> str:
+    return _SORTED_JSON.encode(value).decode() if value else "{}"
 
 
 def _decoder(hint: Any) -> Callable[[Any], Any]:

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from litestar import Controller, Litestar
 from litestar._openapi.plugin import OpenAPIPlugin
 
+from leadmail.adapters.http.answers import JsonAnswer
 from leadmail.adapters.http.auth import BearerKeyAuth
 from leadmail.adapters.http.email import REPLAYABLE, EmailController
 from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
@@ -66,6 +67,7 @@ def build_app(
         ],
         before_request=BearerKeyAuth(services.keys, exclude_prefixes=("/schema",)),
         exception_handlers=EXCEPTION_HANDLERS,
+        response_class=JsonAnswer,
         openapi_config=openapi_config(version),
         request_max_body_size=max_body_bytes,
         lifespan=list(lifespan),
