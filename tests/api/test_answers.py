@@ -50,6 +50,20 @@ async def mapping() -> dict[str, Any]:
 HANDLERS = [thing, made, with_header, own_response, mapping]
 
 
+def returning(answer: type[Response[Any]]) -> list[Any]:
+    """Routes that build their own answer of class ``answer`` (as the send routes do)."""
+
+    @get("/built")
+    async def built() -> Response[Thing]:
+        return answer(THING)
+
+    @post("/built-with-header")
+    async def built_with_header() -> Response[Thing]:
+        return answer(THING, headers={"Idempotent-Replayed": "true"})
+
+    return [built, built_with_header]
+
+
 async def _answers(app: Litestar, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
     async with AsyncTestClient(app) as client:
         response = await client.request(method, path)
@@ -57,9 +71,11 @@ async def _answers(app: Litestar, method: str, path: str) -> tuple[int, dict[str
 
 
 async def test_every_answer_is_what_litestar_itself_sends() -> None:
-    ours = Litestar(route_handlers=HANDLERS, response_class=JsonAnswer)
-    theirs = Litestar(route_handlers=HANDLERS)
+    ours = Litestar(route_handlers=[*HANDLERS, *returning(JsonAnswer)], response_class=JsonAnswer)
+    theirs = Litestar(route_handlers=[*HANDLERS, *returning(Response)])
     for method, path in [
+        ("GET", "/built"),
+        ("POST", "/built-with-header"),
         ("GET", "/thing"),
         ("POST", "/thing"),
         ("GET", "/with-header"),

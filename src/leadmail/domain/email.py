@@ -160,3 +160,19 @@ class Message:
     last_error: str
     created_at: datetime
     updated_at: datetime
+
+    def sent(self, provider_message_id: str | None, attempts: int, now: datetime) -> Message:
+        """This message, accepted by the provider after ``attempts`` attempts in all."""
+        return Message(
+            self.message_id, self.account_id, self.sender, self.to, self.subject,
+            self.template_id, MessageStatus.SENT, self.provider, provider_message_id,
+            attempts, "", self.created_at, now,
+        )  # fmt: skip
+
+    def failed(self, error: str, attempts: int, now: datetime) -> Message:
+        """This message, given up on: ``error`` says why (cut to MAX_LAST_ERROR)."""
+        return Message(
+            self.message_id, self.account_id, self.sender, self.to, self.subject,
+            self.template_id, MessageStatus.FAILED, self.provider, self.provider_message_id,
+            attempts, error[:MAX_LAST_ERROR], self.created_at, now,
+        )  # fmt: skip

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from leadmail.domain.clock import Clock, utc_now
@@ -16,7 +16,7 @@ from leadmail.domain.delivery import (
     ProviderUnavailable,
     RetryPolicy,
 )
-from leadmail.domain.email import MAX_LAST_ERROR, Message, MessageStatus, OutgoingEmail
+from leadmail.domain.email import Message, OutgoingEmail
 from leadmail.ports.mail import EmailProvider
 
 
@@ -109,25 +109,10 @@ class Delivery:
                 error = e
                 retry_after = e.retry_after
             else:
-                sent = replace(
-                    message,
-                    status=MessageStatus.SENT,
-                    provider_message_id=provider_id,
-                    attempts=attempts,
-                    last_error="",
-                    updated_at=self._clock(),
-                )
-                return Outcome(sent, None)
+                return Outcome(message.sent(provider_id, attempts, self._clock()), None)
             attempt += 1
             wait = policy.delay_before(attempt, retry_after, deadline - timer.monotonic())
             if wait is None:
                 break
             await timer.sleep(wait)
-        failed = replace(
-            message,
-            status=MessageStatus.FAILED,
-            attempts=attempts,
-            last_error=error.message[:MAX_LAST_ERROR],
-            updated_at=self._clock(),
-        )
-        return Outcome(failed, error)
+        return Outcome(message.failed(error.message, attempts, self._clock()), error)

@@ -127,13 +127,14 @@ class JsonAnswer(Response[T]):
         status_code: int | None = None,
         type_encoders: TypeEncodersMap | None = None,
     ) -> Any:
+        own = self.response_type_encoders
         if (
             self._plain
             and not (self.headers or self.cookies or self.background is not None)
-            and not (background or cookies or encoded_headers or headers or type_encoders)
-            and not is_head_response
+            and not (background or cookies or encoded_headers or headers or is_head_response)
+            and (not own or not type_encoders or own is type_encoders)
         ):
-            encoder = _encoder_for(self.response_type_encoders)
+            encoder = _encoder_for(own or type_encoders)
             return JsonBody(encoder.encode(self.content), self.status_code or status_code or 200)
         return super().to_asgi_response(
             app,

@@ -8,6 +8,7 @@ import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, HeaderParameter, JSONBody
 
+from leadmail.adapters.http.answers import JsonAnswer
 from leadmail.adapters.http.discovery import options_for
 from leadmail.adapters.http.envelopes import (
     MessageEnvelope,
@@ -142,9 +143,9 @@ class EmailController(Controller):
             PlainEmailRequest(to=data.to, subject=data.subject, html=data.html, sender=data.sender),
             idempotency_key,
         )
-        return Response(
+        return JsonAnswer(
             MessageEnvelope.of(sent_message(result), MessageOut.of(result.messages[0])),
-            headers=_replay_headers(result),
+            headers=_replay_headers(result) or None,
         )
 
     @post(
@@ -221,7 +222,7 @@ class EmailController(Controller):
             idempotency_key,
         )
         messages = MessagesOut([MessageOut.of(m) for m in result.messages])
-        return Response(
+        return JsonAnswer(
             MessageListEnvelope.of(sent_message(result), messages),
-            headers=_replay_headers(result),
+            headers=_replay_headers(result) or None,
         )

@@ -162,8 +162,18 @@ class HttpEmailProvider(EmailProvider):
             async with asyncio.timeout(self._timeout):
                 if self._client is not None:
                     response = await self._client.send(request)
-                else:
-                    response = await self._exchange(request)
+                else:  # on a free connection, its answer read whole (inline: one frame less
+                    # for each of the attempt's resumptions). The transport follows no
+                    # redirect: a 3xx comes back as an answer (see _outcome).
+                    transport = await self._connections.take()
+                    try:
+                        response = await transport.handle_async_request(request)
+                        try:
+                            await response.aread()
+                        finally:
+                            await response.aclose()
+                    finally:
+                        self._connections.give(transport)
         except (TimeoutError, httpx.TimeoutException) as e:
             raise ProviderUnavailable(
                 f"{self.name} did not answer within {self._timeout:g} s"
@@ -173,20 +183,6 @@ class HttpEmailProvider(EmailProvider):
                 f"{self.name} could not be reached ({type(e).__name__}: {self._scrub(str(e))})"
             ) from e
         return self._outcome(response)
-
-    async def _exchange(self, request: httpx.Request) -> httpx.Response:
-        """One request on a free connection, its answer read whole. The transport follows
-        no redirect: a 3xx comes back as an answer (see _outcome)."""
-        transport = await self._connections.take()
-        try:
-            response = await transport.handle_async_request(request)
-            try:
-                await response.aread()
-            finally:
-                await response.aclose()
-            return response
-        finally:
-            self._connections.give(transport)
 
     async def close(self) -> None:
         for transport in self._connections.transports:
