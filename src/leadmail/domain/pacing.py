@@ -4,7 +4,8 @@ A rate holds in every window of time, not per clock second: no one-second window
 holds more than the rate (no burst at a second's boundary). A count is whole, so a rate
 that is not a whole number holds over the shortest whole number of seconds that makes it
 whole: 0.5/s is one request in any 2 s, 2.5/s five in any 2 s and, so that those five are
-not one burst, at most three (the rate rounded up) in any one second.
+not one burst, at most three (the rate rounded up) in any one second. A rate that no
+window up to a minute makes whole is rounded down to the nearest one that does.
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ class RecordingEmailProvider(EmailProvider):
     ``fail_next(error, times)`` makes the next ``times`` attempts raise ``error``;
     ``fail_for(address, error)`` makes every attempt to that recipient raise it (in a batch
     of more than one, a ProviderRejected is that message's own refusal, as Postmark
-    answers). ``batch_limit`` > 1 takes batches of up to that many in one attempt;
+    answers; any other error fails the whole batch). ``batch_limit`` > 1 takes batches of
+    up to that many in one attempt (``batch_keys`` lists each attempt's key);
     ``keeps_idempotency`` answers a batch key seen before as the first time, without
     delivering again (and refuses it, 409, for other messages), as Resend does."""
 
@@ -90,16 +91,20 @@ class RecordingEmailProvider(EmailProvider):
             return list(results)
         if self._failures:
             raise self._failures.popleft()
-        results = []
-        for item in items:
+        refusals: list[ProviderRejected | None] = []
+        for item in items:  # any other failure raises here, before anything is delivered
             try:
                 self._check_recipients(item.email)
             except ProviderRejected as e:
-                results.append(ItemResult(item.message_id, None, e))
+                refusals.append(e)
             else:
-                results.append(
-                    ItemResult(item.message_id, self._deliver(item.email, item.message_id))
-                )
+                refusals.append(None)
+        results = [
+            ItemResult(item.message_id, None, refusal)
+            if refusal is not None
+            else ItemResult(item.message_id, self._deliver(item.email, item.message_id))
+            for item, refusal in zip(items, refusals, strict=True)
+        ]
         if self._keeps_idempotency:
             self._answered[batch_key] = (ids, results)
         return list(results)
