@@ -25,7 +25,9 @@ from leadmail.ports.rate_limits import LimiterUnavailable
 from tests.redis_server import keys_deleted, new_prefix
 
 LANE = "email:resend"
-SLACK = 0.1  # how late acquire() may return on a busy machine
+SLACK = 0.1  # how late acquire() may return on a busy machine, inside a window
+LATE = 0.5  # how late a wait may end on a busy machine (a bound on slowness only)
+NO_WAIT = 0.5  # a call that had not to wait (waiting is for a window: 1 s or more)
 
 
 @dataclass
@@ -89,12 +91,14 @@ def most_in_any(moments: list[float], seconds: float) -> int:
     )
 
 
-async def test_an_unlimited_lane_never_waits(storage: Storage) -> None:
+async def test_an_unlimited_lane_never_waits_and_counts_nothing(storage: Storage) -> None:
     worker = storage.worker({LANE: 0.0})
 
-    moments = await acquisitions([worker], 300)
+    moments = await acquisitions([worker], 200)
 
-    assert moments[-1] < 0.5
+    assert moments[-1] < 1.0  # 2 a second would take 100 s; one round trip each on Redis
+    if storage.client is not None:
+        assert [key async for key in storage.client.scan_iter(match=f"{storage.prefix}:*")] == []
 
 
 @pytest.mark.parametrize("workers", [1, 3])
@@ -105,8 +109,8 @@ async def test_no_second_ever_holds_more_than_the_rate(storage: Storage, workers
     moments = await acquisitions(team, 10)
 
     assert most_in_any(moments, 1 - SLACK) <= 4
-    assert moments[:4] == pytest.approx([0, 0, 0, 0], abs=SLACK)  # no wait while it fits
-    assert 2.0 - SLACK / 2 <= moments[-1] < 2.0 + 3 * SLACK  # 4 now, 4 at 1 s, 2 at 2 s
+    assert moments[3] < NO_WAIT  # no wait while it fits
+    assert 2.0 - SLACK / 2 <= moments[-1] < 2.0 + LATE  # 4 now, 4 at 1 s, 2 at 2 s
 
 
 async def test_a_fractional_rate_spaces_the_requests(storage: Storage) -> None:
@@ -114,8 +118,8 @@ async def test_a_fractional_rate_spaces_the_requests(storage: Storage) -> None:
 
     moments = await acquisitions([worker], 2)
 
-    assert moments[0] < SLACK
-    assert 2.0 - SLACK / 2 <= moments[1] - moments[0] < 2.0 + 3 * SLACK
+    assert moments[0] < NO_WAIT
+    assert 2.0 - SLACK / 2 <= moments[1] - moments[0] < 2.0 + LATE
 
 
 async def test_a_rate_that_is_not_whole_holds_over_two_seconds_without_a_burst(
@@ -127,7 +131,7 @@ async def test_a_rate_that_is_not_whole_holds_over_two_seconds_without_a_burst(
 
     assert most_in_any(moments, 1 - SLACK) <= 3  # 2.5 rounded up, in any one second
     assert most_in_any(moments, 2 - SLACK) <= 5  # 2.5 x 2, in any two
-    assert moments[-1] < 2.0 + 3 * SLACK
+    assert moments[-1] < 2.0 + LATE
 
 
 async def test_a_cost_counts_that_many_requests(storage: Storage) -> None:
@@ -135,10 +139,10 @@ async def test_a_cost_counts_that_many_requests(storage: Storage) -> None:
     start = time.monotonic()
 
     await worker.acquire(LANE, cost=3)
-    assert time.monotonic() - start < SLACK
+    assert time.monotonic() - start < NO_WAIT
     await worker.acquire(LANE, cost=2)  # 3 + 2 > 4: the next second
 
-    assert 1.0 - SLACK / 2 <= time.monotonic() - start < 1.0 + 3 * SLACK
+    assert 1.0 - SLACK / 2 <= time.monotonic() - start < 1.0 + LATE
     with pytest.raises(ValueError, match="5 requests never fit"):
         await worker.acquire(LANE, cost=5)
 
@@ -149,7 +153,7 @@ async def test_lanes_are_counted_apart(storage: Storage) -> None:
 
     moments = await acquisitions([worker], 2, lane="email:postmark")
 
-    assert moments[-1] < SLACK
+    assert moments[-1] < NO_WAIT
 
 
 async def test_a_hold_from_one_worker_is_obeyed_by_another(storage: Storage) -> None:
@@ -159,7 +163,7 @@ async def test_a_hold_from_one_worker_is_obeyed_by_another(storage: Storage) -> 
     await first.hold(LANE, 0.6)
     await second.acquire(LANE)
 
-    assert 0.6 - SLACK / 2 <= time.monotonic() - start < 0.6 + 3 * SLACK
+    assert 0.6 - SLACK / 2 <= time.monotonic() - start < 0.6 + LATE
 
 
 async def test_a_shorter_hold_never_shortens_a_longer_one(storage: Storage) -> None:
@@ -183,7 +187,7 @@ async def test_a_hold_on_one_lane_leaves_the_others_alone(storage: Storage) -> N
 
     moments = await acquisitions([worker], 2)
 
-    assert moments[-1] < SLACK
+    assert moments[-1] < NO_WAIT
 
 
 @pytest.mark.redis
@@ -195,7 +199,7 @@ async def test_redis_keys_are_the_prefixes_and_all_expire(redis_url: str) -> Non
         try:
             for service in services:
                 moments = await acquisitions([service], 3)
-                assert moments[-1] < SLACK
+                assert moments[-1] < NO_WAIT
                 await service.hold(LANE, 5.0)
                 await service.hold(LANE, 1.0)
             for prefix in prefixes:

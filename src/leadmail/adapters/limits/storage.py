@@ -25,7 +25,10 @@ from leadmail.adapters.limits.lanes import Counts, Holds, LaneLimiter, MemoryHol
 from leadmail.domain.pacing import Window
 
 DEFAULT_PREFIX = "leadmail"
-REDIS_TIMEOUT_S = 5.0  # connecting, and each command
+REDIS_TIMEOUT_S = 5.0  # connecting, each command, and waiting for a free connection
+# Connections to Redis per process: a call waits for a free one rather than opening one
+# per waiting task (an unlimited lane's acquire() is one round trip, for the hold).
+REDIS_CONNECTIONS = 16
 
 # Hold KEYS[1] for ARGV[1] ms from now, unless it is held longer already.
 _EXTEND_HOLD = """
@@ -88,21 +91,26 @@ def rate_limiter_from(
         return LaneLimiter(LimitsCounts(MemoryStorage()), MemoryHolds(), rates)
     if not redis_url.startswith(("redis://", "rediss://")):
         raise ValueError("a Redis URL starts with redis:// or rediss://")
-    client = redis.asyncio.Redis.from_url(
-        redis_url, socket_connect_timeout=REDIS_TIMEOUT_S, socket_timeout=REDIS_TIMEOUT_S
+    pool = redis.asyncio.BlockingConnectionPool.from_url(
+        redis_url,
+        max_connections=REDIS_CONNECTIONS,
+        timeout=REDIS_TIMEOUT_S,
+        socket_connect_timeout=REDIS_TIMEOUT_S,
+        socket_timeout=REDIS_TIMEOUT_S,
     )
-    # The limits storage and the holds share one connection pool.
+    client = redis.asyncio.Redis(connection_pool=pool)
+    # The limits storage and the holds share the one pool.
     storage = RedisStorage(
         f"async+{redis_url}",
         wrap_exceptions=True,
         implementation="redispy",
         key_prefix=key_prefix,
-        connection_pool=client.connection_pool,  # type: ignore[arg-type]
+        connection_pool=pool,  # type: ignore[arg-type]
     )
     return LaneLimiter(
         LimitsCounts(storage),
         RedisHolds(client, key_prefix),
         rates,
         errors=(StorageError, RedisError, OSError),
-        closing=client.aclose,
+        closing=pool.aclose,
     )
