@@ -92,7 +92,7 @@ class Adapters:
             catalog=FileTemplateCatalog(None),
             imports=MemoryLeadImportRepository(leads),
             jobs=InProcessJobQueue(),
-            limiter=rate_limiter_for(Settings()),  # in process; the console's lane: unlimited
+            limiter=rate_limiter_for(Settings()),  # in this process; every lane unlimited
         )
 
     @classmethod
