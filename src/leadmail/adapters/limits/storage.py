@@ -48,13 +48,14 @@ class LimitsCounts(Counts):
 
     async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float:
         items = [RateLimitItemPerSecond(w.amount, w.seconds) for w in windows]
-        for item in items:  # a look first, so that a lane full in one window
-            if not await self._limiter.test(item, lane, cost=cost):  # takes no place in others
-                return await self._until_free(item, lane)
+        if len(items) > 1:  # a look first: a lane full in one window takes no place in others
+            for item in items:
+                if not await self._limiter.test(item, lane, cost=cost):
+                    return await self._until_free(item, lane)
         for item in items:
-            # Checked and counted in one step; if another process took the place since the
-            # look, what this call counted in the windows before stays counted (a place
-            # lost, never one too many).
+            # Checked and counted in one step. If another process took the place since the
+            # look, what this call counted in the windows before stays counted: a place
+            # lost, never one too many.
             if not await self._limiter.hit(item, lane, cost=cost):
                 return await self._until_free(item, lane)
         return 0.0
