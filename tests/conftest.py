@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import redis_server
 from tests.postgres import fresh_migrated_database, server_url
 
 
@@ -24,3 +25,9 @@ async def postgres_url(postgres_server: str) -> AsyncIterator[str]:
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'leadmail.db'}"
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """A Redis that answers (tests/redis_server.py): skipped without one, failed in CI."""
+    return redis_server.server_url()

@@ -24,6 +24,7 @@ from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.http.app import build_app
+from leadmail.adapters.limits.factory import rate_limiter_for, warn_if_rate_per_process
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
@@ -45,6 +46,7 @@ from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
 from leadmail.ports.messages import MessageRepository
+from leadmail.ports.rate_limits import RateLimiter
 from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 from leadmail.services.addressing import Addressing
 from leadmail.services.delivery import Delivery, DeliverySettings
@@ -74,6 +76,7 @@ class Adapters:
     catalog: TemplateCatalog
     imports: LeadImportRepository
     jobs: InProcessJobQueue | PgQueuerJobQueue
+    limiter: RateLimiter  # the provider's pace (campaigns), shared by every process
     database: Database | None = None
 
     @classmethod
@@ -89,6 +92,7 @@ class Adapters:
             catalog=FileTemplateCatalog(None),
             imports=MemoryLeadImportRepository(leads),
             jobs=InProcessJobQueue(),
+            limiter=rate_limiter_for(Settings()),  # in this process; every lane unlimited
         )
 
     @classmethod
@@ -119,6 +123,7 @@ class Adapters:
             imports=PiccoloLeadImportRepository(database),
             # Postgres: any server's worker takes a job; SQLite: one server, in process.
             jobs=PgQueuerJobQueue(database) if database.kind == "postgres" else InProcessJobQueue(),
+            limiter=rate_limiter_for(settings),
             database=database,
         )
 
@@ -140,6 +145,7 @@ class Adapters:
                         await self.keys.close()
         finally:
             await self.provider.close()
+            await self.limiter.close()
 
 
 def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = utc_now) -> Services:
@@ -223,6 +229,7 @@ def create_app(
                     "console_email_provider",
                     detail="LEADMAIL_EMAIL_PROVIDER is console: emails are logged, NOT delivered",
                 )
+            warn_if_rate_per_process(settings)
             async with running_jobs(adapters, services):
                 if on_ready is None:
                     yield

@@ -15,8 +15,11 @@ from leadmail.adapters.mail.providers import (
     DIALECTS,
     PROVIDER_NAMES,
     ProviderName,
+    default_rate_of,
     is_provider_name,
+    max_batch_of,
 )
+from leadmail.domain.pacing import MAX_WINDOW_SECONDS, EmailPacing, windows_for
 from leadmail.services.delivery import DEFAULT_CONCURRENCY
 
 LogFormat = Literal["json", "console"]
@@ -51,6 +54,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     email_deadline: float = 20.0  # seconds for all attempts of one request
     email_default_from: str = ""
     email_concurrency: int = DEFAULT_CONCURRENCY  # messages handed to the provider at once
+    email_rate: float | None = None  # requests/s across every worker; None: the provider's
+    email_batch: int | None = None  # messages per batch request; None: the provider's max
+    redis_url: str = ""  # the rate limiter's shared storage; empty: in this process
     allowed_sender_domains: tuple[str, ...] = ()  # empty: any
     templates_dir: str = ""  # empty: the catalog shipped with leadmail
     key_cache_seconds: float = 300.0  # Postgres only; 0 turns the API key cache off
@@ -62,6 +68,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite:")
+
+    def email_pacing(self) -> EmailPacing:
+        """The rate and batch size campaigns send at: as set, else the provider's own."""
+        provider = self.email_provider
+        return EmailPacing(
+            rate=default_rate_of(provider) if self.email_rate is None else self.email_rate,
+            batch=max_batch_of(provider) if self.email_batch is None else self.email_batch,
+        )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -127,6 +141,25 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         base_url = text("EMAIL_BASE_URL", "").rstrip("/")
         if base_url and not base_url.startswith(("http://", "https://")):
             raise ConfigError("LEADMAIL_EMAIL_BASE_URL must start with http:// or https://")
+        email_rate = number("EMAIL_RATE", default_rate_of(provider), float, zero=True)
+        try:
+            windows_for(email_rate)
+        except ValueError as e:
+            raise ConfigError(
+                f"LEADMAIL_EMAIL_RATE must be 0 (unlimited) or at least 1/{MAX_WINDOW_SECONDS}"
+                f" (one request a minute), got {text('EMAIL_RATE', '')!r}"
+            ) from e
+        max_batch = max_batch_of(provider)
+        email_batch = int(number("EMAIL_BATCH", max_batch, int))
+        if email_batch > max_batch:
+            raise ConfigError(
+                f"LEADMAIL_EMAIL_BATCH must be at most {max_batch}, the {provider} provider's"
+                f" batch limit{' (it has no batch endpoint)' if max_batch == 1 else ''},"
+                f" got {email_batch}"
+            )
+        redis_url = text("REDIS_URL", "")
+        if redis_url and not redis_url.startswith(("redis://", "rediss://")):
+            raise ConfigError("LEADMAIL_REDIS_URL must start with redis:// or rediss://")
         pool_min = int(number("DB_POOL_MIN", 2, int))
         pool_max = int(number("DB_POOL_MAX", 10, int))
         if pool_min > pool_max:
@@ -156,6 +189,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             email_deadline=number("EMAIL_DEADLINE", 20.0, float),
             email_default_from=text("EMAIL_DEFAULT_FROM", ""),
             email_concurrency=int(number("EMAIL_CONCURRENCY", DEFAULT_CONCURRENCY, int)),
+            # Unset stays None ("the provider's own", as a Settings() built in code has it).
+            email_rate=email_rate if text("EMAIL_RATE", "") else None,
+            email_batch=email_batch if text("EMAIL_BATCH", "") else None,
+            redis_url=redis_url,
             allowed_sender_domains=tuple(
                 d.strip().lower()
                 for d in text("ALLOWED_SENDER_DOMAINS", "").split(",")

@@ -29,6 +29,7 @@ from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from tests.contract.mail_support import (
     HTTP,
+    RECORDING_BATCHES,
     ConsoleHarness,
     Harness,
     HttpHarness,
@@ -114,7 +115,10 @@ async def mail(request: pytest.FixtureRequest) -> AsyncIterator[Harness]:
             finally:
                 await harness.teardown()
         return
-    harness = ConsoleHarness() if kind == CONSOLE else RecordingHarness()
+    if kind == CONSOLE:
+        harness = ConsoleHarness()
+    else:
+        harness = RecordingHarness(batches=kind == RECORDING_BATCHES)
     try:
         yield harness
     finally:

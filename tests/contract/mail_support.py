@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from collections.abc import Sequence
 
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import CONSOLE, DIALECTS, is_provider_name
@@ -28,6 +29,15 @@ HTTP: tuple[str, ...] = tuple(DIALECTS)
 EVERY: tuple[str, ...] = (*HTTP, CONSOLE, RECORDING)
 SCRIPTED: tuple[str, ...] = (*HTTP, RECORDING)  # can be told to refuse, or to be unavailable
 IDEMPOTENT: tuple[str, ...] = tuple(n for n, d in DIALECTS.items() if d.idempotency_header)
+# The recording provider as a provider with a batch endpoint that keeps idempotency keys.
+RECORDING_BATCHES = "recording-batches"
+BATCH_EVERY: tuple[str, ...] = (*EVERY, RECORDING_BATCHES)
+BATCHING: tuple[str, ...] = (
+    *(n for n, d in DIALECTS.items() if d.max_batch > 1),
+    RECORDING_BATCHES,
+)
+ONE_PER_REQUEST: tuple[str, ...] = tuple(n for n in BATCH_EVERY if n not in BATCHING)
+KEEPS_KEYS: tuple[str, ...] = (*(n for n in IDEMPOTENT if n in BATCHING), RECORDING_BATCHES)
 
 # How a provider can be unavailable, and the retry_after the error must then carry.
 UNAVAILABLE: dict[str, float | None] = {
@@ -77,6 +87,24 @@ class Harness:
     def idempotency_keys(self) -> list[str | None]:
         raise NotImplementedError(f"{self.kind} has no idempotency key")
 
+    def issued_ids(self, message_ids: Sequence[str]) -> list[str]:
+        """The ids the provider side gave those of ``message_ids`` it accepted in the last
+        request, in their order."""
+        raise NotImplementedError(f"{self.kind} issues no ids of its own")
+
+    def deliveries(self) -> int:
+        """Messages the provider side took for delivery, each once (a replayed answer to an
+        idempotency key seen before delivers nothing)."""
+        raise NotImplementedError(f"{self.kind} does not count deliveries")
+
+    def refuse_recipient(self, address: str, text: str) -> None:
+        """A message of a batch to ``address`` is refused, as the provider refuses one."""
+        raise NotImplementedError(f"{self.kind} cannot refuse one message of a batch")
+
+    def lose_answer_next(self) -> None:
+        """The next request is taken, but its answer never reaches the provider under test."""
+        raise NotImplementedError(f"{self.kind} cannot lose an answer")
+
     async def close(self) -> None:
         """The provider under test's close(), called once."""
         self._open.remove(self.provider)
@@ -100,9 +128,12 @@ class ConsoleHarness(Harness):
 
 
 class RecordingHarness(Harness):
-    def __init__(self) -> None:
-        self.recording = RecordingEmailProvider("recording-contract")
-        super().__init__(RECORDING, "recording-contract", self.recording)
+    def __init__(self, *, batches: bool = False) -> None:
+        self.recording = RecordingEmailProvider(
+            "recording-contract", batch_limit=100 if batches else 1, keeps_idempotency=batches
+        )
+        kind = RECORDING_BATCHES if batches else RECORDING
+        super().__init__(kind, "recording-contract", self.recording)
 
     def issued_id(self, message_id: str) -> str | None:
         last = self.recording.delivered[-1]
@@ -116,6 +147,16 @@ class RecordingHarness(Harness):
         status, retry_after = _status_and_retry_after(how)
         after = float(retry_after) if retry_after is not None else None
         self.recording.fail_next(ProviderUnavailable(f"answered {status}", retry_after=after))
+
+    def issued_ids(self, message_ids: Sequence[str]) -> list[str]:
+        issued = {d.message_id: d.provider_id for d in self.recording.delivered}
+        return [issued[m] for m in message_ids if m in issued]
+
+    def deliveries(self) -> int:
+        return len(self.recording.delivered)
+
+    def refuse_recipient(self, address: str, text: str) -> None:
+        self.recording.fail_for(address, ProviderRejected(422, text))
 
 
 class HttpHarness(Harness):
@@ -170,6 +211,19 @@ class HttpHarness(Harness):
     def idempotency_keys(self) -> list[str | None]:
         header = DIALECTS[self.kind].idempotency_header
         return [request.header(header) for request in self.standin.requests]
+
+    def issued_ids(self, message_ids: Sequence[str]) -> list[str]:
+        last = self.standin.requests[-1]
+        return list(last.provider_ids) if last.is_batch else [last.provider_id or ""]
+
+    def deliveries(self) -> int:
+        return self.standin.delivered_count
+
+    def refuse_recipient(self, address: str, text: str) -> None:
+        self.standin.refuse_recipient(address, text)
+
+    def lose_answer_next(self) -> None:
+        self.standin.lose_answer_next(1)
 
     async def released(self) -> bool:
         deadline = time.monotonic() + 5

@@ -2,7 +2,8 @@
 
 One server stands in for every provider at once: the path says which one is meant
 (``/emails`` Resend, ``/email`` Postmark, ``/v3/mail/send`` SendGrid,
-``/v3/{domain}/messages`` Mailgun, ``/api/v1/send`` Mailpit). It speaks HTTP/1.1 with
+``/v3/{domain}/messages`` Mailgun, ``/api/v1/send`` Mailpit; the batch endpoints
+``/emails/batch`` and ``/email/batch``: standin_batches.py). It speaks HTTP/1.1 with
 keep-alive (h11, the parser httpx itself uses) on an asyncio loop in a background thread,
 so a test, sync or async, never blocks it. Not uvicorn: an ASGI app cannot hang up on a
 client without answering, and dropping connections is one of the failures to script.
@@ -39,6 +40,9 @@ from urllib.parse import parse_qsl
 
 import h11
 
+from tests.support.standin_batches import BATCH_PATHS, BatchEndpoints, is_batch
+from tests.support.standin_batches import malformed as batch_malformed
+
 Provider = Literal["resend", "postmark", "sendgrid", "mailgun", "mailpit"]
 PROVIDERS: tuple[Provider, ...] = ("resend", "postmark", "sendgrid", "mailgun", "mailpit")
 
@@ -48,6 +52,7 @@ _FIXED_PATHS: dict[str, Provider] = {
     "/email": "postmark",
     "/v3/mail/send": "sendgrid",
     "/api/v1/send": "mailpit",
+    **BATCH_PATHS,
 }
 _READ_CHUNK = 65536
 _REASONS = {
@@ -88,6 +93,8 @@ class Answer:
     headers: tuple[tuple[str, str], ...]
     body: bytes
     provider_id: str | None = None
+    provider_ids: tuple[str, ...] = ()  # a batch's, one per message accepted
+    replayed: bool = False  # an idempotency key's first answer, again: nothing delivered
 
 
 def accepted(provider: Provider, request: RecordedRequest) -> Answer:
@@ -174,7 +181,25 @@ def refused(provider: Provider, status: int, message: str | None = None) -> Answ
             return _json(status, {"Error": text})
 
 
-def _json(status: int, data: Mapping[str, Any], provider_id: str | None = None) -> Answer:
+def batch_answer(provider: Provider, request: RecordedRequest, batches: BatchEndpoints) -> Answer:
+    """The provider's answer to a batch with valid credentials (standin_batches.py)."""
+    try:
+        body = request.json()
+    except ValueError:
+        body = None
+    problem = batch_malformed(provider, body)
+    if problem:
+        return refused(provider, 422, problem)
+    batch = batches.answer(provider, request)
+    if batch.refusal is not None:
+        return refused(provider, *batch.refusal)
+    answer = _json(batch.status, batch.data)
+    return replace(answer, provider_ids=batch.provider_ids, replayed=batch.replayed)
+
+
+def _json(
+    status: int, data: Mapping[str, Any] | list[Any], provider_id: str | None = None
+) -> Answer:
     body = json.dumps(data).encode()
     return Answer(status, (("Content-Type", "application/json"),), body, provider_id)
 
@@ -210,12 +235,18 @@ class RecordedRequest:
     headers: tuple[tuple[str, str], ...]  # names lower-cased, in the order sent
     body: bytes
     provider: Provider | None = None
-    answer: str = ""  # the status sent ("202"), or "hang" / "drop"
+    answer: str = ""  # the status sent ("202"), or "hang" / "drop" / "lost"
     provider_id: str | None = None  # the id the stand-in issued, when it accepted
+    provider_ids: tuple[str, ...] = ()  # a batch's: one per message it accepted, in order
+    replayed: bool = False  # answered as the first request with its idempotency key was
 
     @property
     def path(self) -> str:
         return self.target.partition("?")[0]
+
+    @property
+    def is_batch(self) -> bool:
+        return is_batch(self.path)
 
     def header(self, name: str) -> str | None:
         wanted = name.lower()
@@ -257,7 +288,7 @@ def _payload(part: Message) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class _Scripted:
-    kind: Literal["answer", "hang", "drop", "trickle"]
+    kind: Literal["answer", "hang", "drop", "trickle", "lose"]
     status: int = 0
     message: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
@@ -289,6 +320,8 @@ class ProviderStandin:
         self._request_count = 0
         self._script: deque[_Scripted] = deque()
         self._connections_opened = 0
+        self._delivered = 0
+        self._batches = BatchEndpoints()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="provider-standin", daemon=True
@@ -335,13 +368,33 @@ class ProviderStandin:
         """Connections a client holds open at this moment."""
         return len(self._writers)  # a set changed on the stand-in's loop; len() is atomic
 
+    @property
+    def delivered_count(self) -> int:
+        """Messages the stand-in accepted, each once: a batch counts its accepted messages;
+        an answer replayed for an idempotency key seen before counts none."""
+        with self._lock:
+            return self._delivered
+
     def reset(self) -> None:
-        """Forget the requests seen and any failures still scripted."""
+        """Forget the requests seen, any failures still scripted, the recipients to refuse
+        and the idempotency keys seen."""
         with self._lock:
             self._requests.clear()
             self._request_count = 0
             self._script.clear()
             self._connections_opened = 0
+            self._delivered = 0
+        self._batches.reset()
+
+    def refuse_recipient(self, address: str, message: str | None = None) -> None:
+        """A batch's message to ``address`` is refused: by Postmark in its answer
+        (ErrorCode 406, the batch itself 200), by Resend the whole batch (422, as its strict
+        validation does)."""
+        text = message or (
+            "You tried to send to recipient(s) that have been marked as inactive."
+            f" Found inactive addresses: {address}."
+        )
+        self._batches.refuse(address, text)
 
     def answer_next(
         self,
@@ -400,6 +453,12 @@ class ProviderStandin:
         with self._lock:
             self._script.extend([_Scripted("drop")] * n)
 
+    def lose_answer_next(self, n: int) -> None:
+        """The next ``n`` requests are handled as usual (delivered, their idempotency key
+        kept), then the connection is cut before the answer: the client cannot tell."""
+        with self._lock:
+            self._script.extend([_Scripted("lose")] * n)
+
     # On the stand-in's loop.
 
     async def _listen(self) -> None:
@@ -453,6 +512,9 @@ class ProviderStandin:
                     with contextlib.suppress(TimeoutError, ConnectionError):
                         await asyncio.wait_for(reader.read(1), self.hang_seconds)
                 return  # "drop": _accept aborts the connection
+            if step is not None and step.kind == "lose":
+                self._record(request, self._answer(request, None), "lost")
+                return
             trickle = step.interval if step is not None and step.kind == "trickle" else 0.0
             answer = self._answer(request, None if trickle else step)
             self._record(request, answer, str(answer.status))
@@ -488,8 +550,12 @@ class ProviderStandin:
     def _record(self, request: RecordedRequest, answer: Answer | None, outcome: str) -> None:
         provider_id = answer.provider_id if answer is not None else None
         done = replace(request, answer=outcome, provider_id=provider_id)
+        if answer is not None and (answer.provider_ids or answer.replayed):
+            done = replace(done, provider_ids=answer.provider_ids, replayed=answer.replayed)
         with self._lock:
             self._request_count += 1
+            if answer is not None and not answer.replayed:
+                self._delivered += len(answer.provider_ids) + (provider_id is not None)
             if self.keep_requests:
                 self._requests.append(done)
 
@@ -509,6 +575,8 @@ class ProviderStandin:
         expected = expected_auth(provider, self.api_key) if self.api_key is not None else None
         if expected is not None and request.header(expected[0]) != expected[1]:
             return refused(provider, 401)
+        if request.is_batch:
+            return batch_answer(provider, request, self._batches)
         problem = _malformed(provider, request)
         if problem:
             return refused(provider, 422 if provider == "postmark" else 400, problem)

@@ -8,9 +8,10 @@ Only "not now" is retried.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from leadmail.domain.email import OutgoingEmail
 from leadmail.domain.errors import LeadmailError
 
 MAX_RETRY_AFTER_S = 30.0
@@ -40,6 +41,33 @@ class ProviderUnavailable(DeliveryError):
         super().__init__(f"The email provider is unavailable: {detail}")
         self.detail = detail
         self.retry_after = retry_after
+
+
+@dataclass(frozen=True, slots=True)
+class BatchItem:
+    """One message of a batch request: the email and our message id for it."""
+
+    email: OutgoingEmail
+    message_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ItemResult:
+    """What became of one message of a batch request the provider answered: its id
+    (None if the answer carried none), or the provider's refusal of that message alone."""
+
+    message_id: str
+    provider_message_id: str | None
+    error: ProviderRejected | None = None
+
+
+def check_batch(items: Sequence[BatchItem], limit: int) -> None:
+    """A batch holds 1..``limit`` messages, each message id once (the answer is matched to
+    them by place, and a batch's results are recorded by message id)."""
+    if not 1 <= len(items) <= limit:
+        raise ValueError(f"a batch holds 1 to {limit} messages, got {len(items)}")
+    if len({item.message_id for item in items}) != len(items):
+        raise ValueError("a batch holds each message id once")
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,12 @@ real message holds personal data, so only its length is logged.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import structlog
 
+from leadmail.adapters.mail.providers import CONSOLE, CONSOLE_MAX_BATCH
+from leadmail.domain.delivery import BatchItem, ItemResult, check_batch
 from leadmail.domain.email import OutgoingEmail
 from leadmail.ports.mail import EmailProvider
 
@@ -17,7 +21,7 @@ log = structlog.get_logger("leadmail.mail")
 class ConsoleEmailProvider(EmailProvider):
     @property
     def name(self) -> str:
-        return "console"
+        return CONSOLE
 
     def __repr__(self) -> str:
         return "ConsoleEmailProvider()"
@@ -32,6 +36,21 @@ class ConsoleEmailProvider(EmailProvider):
             html_length=len(email.html),
         )
         return f"console-{message_id}"
+
+    @property
+    def batch_limit(self) -> int:
+        return CONSOLE_MAX_BATCH
+
+    @property
+    def keeps_idempotency(self) -> bool:
+        return False
+
+    async def send_batch(self, items: Sequence[BatchItem], *, batch_key: str) -> list[ItemResult]:
+        check_batch(items, self.batch_limit)
+        [item] = items
+        return [
+            ItemResult(item.message_id, await self.send(item.email, message_id=item.message_id))
+        ]
 
     async def close(self) -> None:
         return None

@@ -1,7 +1,8 @@
 """The EmailProvider for providers with an HTTP API: one pooled httpx client, one dialect.
 
-One call of ``send`` is one attempt (retries are the service's). Every way an attempt can
-end becomes the port's answer: the provider's id, ProviderRejected or ProviderUnavailable.
+One call of ``send`` or ``send_batch`` is one attempt (retries are the caller's). Every way
+an attempt can end becomes the port's answer: the provider's id (per message of a batch:
+its id or its own refusal), ProviderRejected or ProviderUnavailable.
 The API key goes into request headers only; it is kept out of exceptions and reprs, and
 the error text a provider sends back is scrubbed of it too.
 """
@@ -20,7 +21,14 @@ import msgspec
 import structlog
 
 from leadmail.adapters.mail.dialects.base import MAX_PROVIDER_TEXT, Dialect, ProviderRequest
-from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable, parse_retry_after
+from leadmail.domain.delivery import (
+    BatchItem,
+    ItemResult,
+    ProviderRejected,
+    ProviderUnavailable,
+    check_batch,
+    parse_retry_after,
+)
 from leadmail.domain.email import OutgoingEmail
 from leadmail.ports.mail import EmailProvider
 
@@ -156,8 +164,47 @@ class HttpEmailProvider(EmailProvider):
     def timeout(self) -> float:
         return self._timeout
 
+    @property
+    def batch_limit(self) -> int:
+        return self._dialect.max_batch
+
+    @property
+    def keeps_idempotency(self) -> bool:
+        return bool(self._dialect.idempotency_header)
+
     async def send(self, email: OutgoingEmail, *, message_id: str) -> str | None:
-        request = self._http_request(self._dialect.build(email, message_id))
+        return self._outcome(await self._attempt(self._dialect.build(email, message_id)))
+
+    async def send_batch(self, items: Sequence[BatchItem], *, batch_key: str) -> list[ItemResult]:
+        check_batch(items, self.batch_limit)
+        if self.batch_limit == 1:  # no batch endpoint: the one message, sent as send() does
+            [item] = items
+            return [
+                ItemResult(item.message_id, await self.send(item.email, message_id=item.message_id))
+            ]
+        response = await self._attempt(self._dialect.build_batch(items, batch_key))
+        status = response.status_code
+        if not 200 <= status < 300:
+            raise self._failure(response)
+        answers = self._dialect.batch_answers(
+            status, response.headers, response.content, len(items)
+        )
+        results = [
+            ItemResult(item.message_id, answer.provider_id)
+            if not answer.refused
+            else ItemResult(
+                item.message_id, None, ProviderRejected(answer.refused, self._scrub(answer.error))
+            )
+            for item, answer in zip(items, answers, strict=True)
+        ]
+        if any(r.provider_message_id is None and r.error is None for r in results):
+            # Accepted all the same (as in _outcome): only some ids are unknown.
+            log.warning("email.provider_id_missing", provider=self.name, status=status)
+        return results
+
+    async def _attempt(self, provider_request: ProviderRequest) -> httpx.Response:
+        """One request, its answer read whole; ProviderUnavailable when none came."""
+        request = self._http_request(provider_request)
         try:
             async with asyncio.timeout(self._timeout):
                 if self._client is not None:
@@ -182,7 +229,7 @@ class HttpEmailProvider(EmailProvider):
             raise ProviderUnavailable(
                 f"{self.name} could not be reached ({type(e).__name__}: {self._scrub(str(e))})"
             ) from e
-        return self._outcome(response)
+        return response
 
     async def close(self) -> None:
         for transport in self._connections.transports:
@@ -200,12 +247,13 @@ class HttpEmailProvider(EmailProvider):
         url = self._url(request.path)
         headers = {**request.headers, **self._headers}
         extensions = {"timeout": self._request_timeout}
-        if request.json is not None:
+        payload = request.json if request.json is not None else request.json_array
+        if payload is not None:
             return httpx.Request(
                 request.method,
                 url,
                 headers={**headers, "Content-Type": "application/json"},
-                content=msgspec.json.encode(request.json),  # compact UTF-8, as httpx's json=
+                content=msgspec.json.encode(payload),  # compact UTF-8, as httpx's json=
                 extensions=extensions,
             )
         # Form fields as multipart/form-data, the encoding the provider describes; a
@@ -226,19 +274,24 @@ class HttpEmailProvider(EmailProvider):
                 # Accepted all the same: the message went out, only its id is unknown.
                 log.warning("email.provider_id_missing", provider=self.name, status=status)
             return provider_id
+        raise self._failure(response)
+
+    def _failure(self, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:
+        """What a non-2xx answer means: refused for good, or not now."""
+        status, headers, body = response.status_code, response.headers, response.content
         if 300 <= status < 400:
             where = self._scrub(headers.get("Location", ""))[:200] or "nowhere"
-            raise ProviderRejected(
+            return ProviderRejected(
                 status, f"{self.name} answered a redirect to {where}, which is not followed"
             )
         text = self._scrub(self._dialect.error_text(status, headers, body))
         text = text or response.reason_phrase or "no error text"
         if self._dialect.retryable(status, body):
-            raise ProviderUnavailable(
+            return ProviderUnavailable(
                 f"{self.name} answered {status}: {text}",
                 retry_after=parse_retry_after(headers.get("Retry-After")),
             )
-        raise ProviderRejected(status, text[:MAX_PROVIDER_TEXT])
+        return ProviderRejected(status, text[:MAX_PROVIDER_TEXT])
 
     def _scrub(self, text: str) -> str:
         for secret in self._secrets:

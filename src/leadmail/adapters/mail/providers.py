@@ -20,6 +20,7 @@ from leadmail.adapters.mail.dialects.resend import Resend
 from leadmail.adapters.mail.dialects.sendgrid import SendGrid
 
 CONSOLE: Final = "console"  # no API: each message is logged (console.py), nothing needed
+CONSOLE_MAX_BATCH: Final = 1  # one log event per message: nothing to gain from batches
 
 # Every provider with an HTTP API, by the name its dialect gives, in the documented order.
 DIALECTS: Mapping[str, type[Dialect]] = MappingProxyType(
@@ -35,6 +36,16 @@ ProviderName = Literal["console", "resend", "postmark", "sendgrid", "mailgun", "
 
 def is_provider_name(name: str) -> TypeGuard[ProviderName]:
     return name in PROVIDER_NAMES
+
+
+def max_batch_of(provider: str) -> int:
+    """Messages one request to the provider may carry (its dialect's max_batch)."""
+    return CONSOLE_MAX_BATCH if provider == CONSOLE else DIALECTS[provider].max_batch
+
+
+def default_rate_of(provider: str) -> float:
+    """Requests per second the provider allows by default; 0 = unlimited (the console)."""
+    return 0.0 if provider == CONSOLE else DIALECTS[provider].default_rate
 
 
 def dialect_for(provider: str, *, domain: str = "") -> Dialect:

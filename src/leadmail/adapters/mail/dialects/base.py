@@ -4,12 +4,13 @@ readers of a provider's answer."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
 import msgspec
 
+from leadmail.domain.delivery import BatchItem
 from leadmail.domain.email import OutgoingEmail
 
 # The provider's own error text is cut to this. It is not MAX_LAST_ERROR (domain/email.py),
@@ -23,14 +24,27 @@ JsonObject = dict[str, Any]
 class ProviderRequest:
     """One HTTP request, less the base URL and the auth headers (HttpEmailProvider adds both).
 
-    The body is either ``json`` or ``form``: form fields in order, a name may repeat; the
-    HTTP provider encodes them as multipart/form-data."""
+    The body is ``json`` (an object), ``json_array`` (a batch: an array of objects) or
+    ``form``: form fields in order, a name may repeat; the HTTP provider encodes them as
+    multipart/form-data."""
 
     method: str
     path: str
     headers: Mapping[str, str] = field(default_factory=dict)
     json: JsonObject | None = None
     form: tuple[tuple[str, str], ...] = ()
+    json_array: list[JsonObject] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ItemAnswer:
+    """What a batch answer says of one message: the provider's id, or its refusal of that
+    message alone (``refused`` the HTTP status the same refusal has on the single-message
+    endpoint, ``error`` the provider's words)."""
+
+    provider_id: str | None = None
+    refused: int = 0
+    error: str = ""
 
 
 class Dialect:
@@ -43,6 +57,12 @@ class Dialect:
     # The header that carries our message id as the provider's idempotency key, so a
     # retried attempt is not delivered twice; "" when the provider has no such key.
     idempotency_header: ClassVar[str] = ""
+    # Messages one request may carry: > 1 where the provider has a batch endpoint that
+    # takes an array of complete messages (then build_batch and batch_answers apply).
+    max_batch: ClassVar[int] = 1
+    # Requests per second the provider allows by default (LEADMAIL_EMAIL_RATE's default);
+    # 0 = no published limit.
+    default_rate: ClassVar[float] = 0.0
 
     @classmethod
     def configured(cls, *, domain: str = "") -> Self:
@@ -51,6 +71,19 @@ class Dialect:
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
         raise NotImplementedError
+
+    def build_batch(self, items: Sequence[BatchItem], batch_key: str) -> ProviderRequest:
+        """One request for every item, where max_batch > 1; ``batch_key`` is the request's
+        idempotency key where the provider takes one."""
+        raise NotImplementedError(f"{self.name} has no batch endpoint")
+
+    def batch_answers(
+        self, status: int, headers: Mapping[str, str], body: bytes, count: int
+    ) -> list[ItemAnswer]:
+        """What an accepted (2xx) batch answer says of each of the ``count`` messages, in
+        order. An answer that cannot be read says "accepted, id unknown" of each message
+        it does not account for, as message_id_from does of a single message."""
+        raise NotImplementedError(f"{self.name} has no batch endpoint")
 
     def auth_headers(self, api_key: str) -> dict[str, str]:
         """Bearer auth; providers with another scheme override this."""
@@ -83,11 +116,27 @@ def header(headers: Mapping[str, str], name: str) -> str:
 
 def json_object(body: bytes) -> JsonObject:
     """The body as a JSON object, or {} if it is anything else."""
-    try:
-        data = msgspec.json.decode(body)
-    except ValueError:  # not JSON, or not UTF-8 (msgspec.DecodeError is a ValueError)
-        return {}
+    data = _json(body)
     return data if isinstance(data, dict) else {}
+
+
+def json_array(body: bytes) -> list[Any]:
+    """The body as a JSON array, or [] if it is anything else."""
+    data = _json(body)
+    return data if isinstance(data, list) else []
+
+
+def _json(body: bytes) -> Any:
+    try:
+        return msgspec.json.decode(body)
+    except ValueError:  # not JSON, or not UTF-8 (msgspec.DecodeError is a ValueError)
+        return None
+
+
+def padded(answers: list[ItemAnswer], count: int) -> list[ItemAnswer]:
+    """``count`` answers: those read, then "accepted, id unknown" for any not accounted for
+    (an answer with more entries than messages is cut to them)."""
+    return [*answers[:count], *[ItemAnswer()] * (count - len(answers))]
 
 
 def plain_text(body: bytes) -> str:

@@ -2,36 +2,56 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from leadmail.adapters.mail.dialects.base import (
     Dialect,
+    ItemAnswer,
+    JsonObject,
     ProviderRequest,
     clip,
+    json_array,
     json_object,
+    padded,
     plain_text,
 )
+from leadmail.domain.delivery import BatchItem
 from leadmail.domain.email import OutgoingEmail
+
+# The status Postmark gives a refusal on its single-message endpoint (ErrorCode in the
+# body): a message refused inside a batch is reported as that same refusal.
+REFUSED = 422
 
 
 class Postmark(Dialect):
     name = "postmark"
     default_base_url = "https://api.postmarkapp.com"
+    # POST /email/batch takes up to 500 messages (and 50 MB); no published request rate.
+    max_batch = 500
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
-        # Postmark's published description (Swagger 2.0) has no MessageStream field: the
-        # server's default transactional stream, "outbound", is used.
         return ProviderRequest(
             method="POST",
             path="/email",
             headers={"Accept": "application/json"},
-            json={
-                "From": email.sender.formatted(),
-                "To": ", ".join(box.formatted() for box in email.to),
-                "Subject": email.subject,
-                "HtmlBody": email.html,
-            },
+            json=_message(email),
         )
+
+    def build_batch(self, items: Sequence[BatchItem], batch_key: str) -> ProviderRequest:
+        # Postmark takes no idempotency key: batch_key is not sent.
+        return ProviderRequest(
+            method="POST",
+            path="/email/batch",
+            headers={"Accept": "application/json"},
+            json_array=[_message(item.email) for item in items],
+        )
+
+    def batch_answers(
+        self, status: int, headers: Mapping[str, str], body: bytes, count: int
+    ) -> list[ItemAnswer]:
+        # 200 with one SendEmailResponse per message, in order: ErrorCode 0 and a
+        # MessageID when accepted, else the ErrorCode and Message of its refusal.
+        return padded([_item_answer(entry) for entry in json_array(body)], count)
 
     def auth_headers(self, api_key: str) -> dict[str, str]:
         return {"X-Postmark-Server-Token": api_key}
@@ -42,8 +62,32 @@ class Postmark(Dialect):
 
     def error_text(self, status: int, headers: Mapping[str, str], body: bytes) -> str:
         # {"ErrorCode": 300, "Message": "..."}
-        data = json_object(body)
-        message, code = data.get("Message"), data.get("ErrorCode")
-        if isinstance(message, str) and message:
-            return clip(f"{message} (ErrorCode {code})" if isinstance(code, int) else message)
-        return plain_text(body)
+        return _error_text(json_object(body)) or plain_text(body)
+
+
+def _message(email: OutgoingEmail) -> JsonObject:
+    # Postmark's published description (Swagger 2.0) has no MessageStream field: the
+    # server's default transactional stream, "outbound", is used.
+    return {
+        "From": email.sender.formatted(),
+        "To": ", ".join(box.formatted() for box in email.to),
+        "Subject": email.subject,
+        "HtmlBody": email.html,
+    }
+
+
+def _error_text(data: JsonObject) -> str:
+    message, code = data.get("Message"), data.get("ErrorCode")
+    if isinstance(message, str) and message:
+        return clip(f"{message} (ErrorCode {code})" if isinstance(code, int) else message)
+    return ""
+
+
+def _item_answer(entry: object) -> ItemAnswer:
+    if not isinstance(entry, dict):
+        return ItemAnswer()
+    code = entry.get("ErrorCode", 0)
+    if isinstance(code, int) and code != 0:
+        return ItemAnswer(refused=REFUSED, error=_error_text(entry) or f"ErrorCode {code}")
+    value = entry.get("MessageID")
+    return ItemAnswer(value if isinstance(value, str) and value else None)

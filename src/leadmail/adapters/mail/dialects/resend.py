@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from leadmail.adapters.mail.dialects.base import (
     Dialect,
+    ItemAnswer,
+    JsonObject,
     ProviderRequest,
     clip,
     json_object,
+    padded,
     plain_text,
 )
+from leadmail.domain.delivery import BatchItem
 from leadmail.domain.email import OutgoingEmail
 
 
@@ -20,19 +24,36 @@ class Resend(Dialect):
     # Resend keeps the first answer for a key for 24 h: a retried attempt of the same
     # message (say, after a timeout) is not delivered twice.
     idempotency_header = "Idempotency-Key"
+    # POST /emails/batch takes up to 100 messages; a team may make 2 requests a second by
+    # default (429 with retry-after beyond that). The batch's key works as a message's.
+    max_batch = 100
+    default_rate = 2.0
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
         return ProviderRequest(
             method="POST",
             path="/emails",
             headers={self.idempotency_header: message_id},
-            json={
-                "from": email.sender.formatted(),
-                "to": [box.formatted() for box in email.to],
-                "subject": email.subject,
-                "html": email.html,
-            },
+            json=_message(email),
         )
+
+    def build_batch(self, items: Sequence[BatchItem], batch_key: str) -> ProviderRequest:
+        # Without "x-batch-validation: permissive", one invalid message fails the whole
+        # batch (422) and the answer's ids are the messages' in order.
+        return ProviderRequest(
+            method="POST",
+            path="/emails/batch",
+            headers={self.idempotency_header: batch_key},
+            json_array=[_message(item.email) for item in items],
+        )
+
+    def batch_answers(
+        self, status: int, headers: Mapping[str, str], body: bytes, count: int
+    ) -> list[ItemAnswer]:
+        # {"data": [{"id": "..."}, ...]}
+        data = json_object(body).get("data")
+        entries = data if isinstance(data, list) else []
+        return padded([ItemAnswer(_id_of(entry)) for entry in entries], count)
 
     def error_text(self, status: int, headers: Mapping[str, str], body: bytes) -> str:
         # {"statusCode": 422, "name": "validation_error", "message": "..."}
@@ -49,3 +70,17 @@ class Resend(Dialect):
         if status == 409 and json_object(body).get("name") == "concurrent_idempotent_requests":
             return True
         return super().retryable(status, body)
+
+
+def _message(email: OutgoingEmail) -> JsonObject:
+    return {
+        "from": email.sender.formatted(),
+        "to": [box.formatted() for box in email.to],
+        "subject": email.subject,
+        "html": email.html,
+    }
+
+
+def _id_of(entry: object) -> str | None:
+    value = entry.get("id") if isinstance(entry, dict) else None
+    return value if isinstance(value, str) and value else None

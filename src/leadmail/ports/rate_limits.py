@@ -1,0 +1,40 @@
+"""Rate limits shared by every process: how fast requests of a kind (a lane) may go.
+
+A lane is a name (``email:resend``: see domain/pacing.email_lane); its rate is set when
+the limiter is built. The same storage serves other lanes (later: API rate limits), so
+lanes are the only thing that keeps their counts apart.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from leadmail.ports.errors import PortError
+
+
+class LimiterUnavailable(PortError):
+    """The limiter's shared storage (Redis) cannot be reached: nothing was counted."""
+
+    code = "LIMITER_UNAVAILABLE"
+
+    def __init__(self, message: str = "The rate limiter's storage is unavailable") -> None:
+        super().__init__(message)
+
+
+class RateLimiter(Protocol):
+    async def acquire(self, lane: str, cost: int = 1) -> None:
+        """Wait until ``cost`` more requests on ``lane`` fit the lane's rate in every
+        one-second window (no burst above it), on every process sharing the limiter, and no
+        hold is on the lane; then count them. A lane whose rate is 0 (or that has none)
+        waits only for a hold. Raises ValueError when ``cost`` could never fit the lane's
+        rate, LimiterUnavailable when the storage cannot be reached."""
+        ...
+
+    async def hold(self, lane: str, seconds: float) -> None:
+        """No request on the lane for ``seconds`` (a provider's 429 Retry-After), for every
+        process sharing the limiter; a shorter hold never shortens a longer one."""
+        ...
+
+    async def close(self) -> None:
+        """Give back the storage's connections (once, at shutdown)."""
+        ...
