@@ -8,7 +8,7 @@ import asyncio
 import httpx
 import pytest
 
-from leadmail.adapters.mail.http import FreeConnections, _proxy_for, connections_to
+from leadmail.adapters.mail.connections import FreeConnections, _proxy_for, connections_to
 
 
 def three() -> tuple[FreeConnections, list[httpx.AsyncHTTPTransport]]:
