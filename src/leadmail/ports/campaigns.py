@@ -36,17 +36,17 @@ class CampaignRepository(Protocol):
         it again and decide anew)."""
         ...
 
+    async def active(self) -> list[Campaign]:
+        """The campaigns of every account that are ``running`` or ``scheduled``, oldest
+        first (to queue their jobs again when a server starts)."""
+        ...
+
     async def list(
         self, account_id: str, limit: int, after: PageCursor | None = None
     ) -> list[Campaign]:
         """Up to ``limit + 1`` of the account's campaigns, newest first ((created_at,
         campaign_id) descending), strictly after ``after`` (``after.lead_id`` holds the
         campaign id of the position)."""
-        ...
-
-    async def active(self) -> list[Campaign]:
-        """The campaigns of every account that are ``running`` or ``scheduled``, oldest
-        first (to queue their jobs again when a server starts)."""
         ...
 
 

@@ -47,6 +47,13 @@ class MemoryCampaignRepository(CampaignRepository):
         self._campaigns[campaign.campaign_id] = campaign
         return campaign
 
+    async def active(self) -> list[Campaign]:
+        waiting = (CampaignStatus.RUNNING, CampaignStatus.SCHEDULED)
+        return sorted(
+            (c for c in self._campaigns.values() if c.status in waiting),
+            key=lambda c: (c.created_at, c.campaign_id),
+        )
+
     async def list(
         self, account_id: str, limit: int, after: PageCursor | None = None
     ) -> list[Campaign]:
@@ -58,13 +65,6 @@ class MemoryCampaignRepository(CampaignRepository):
         ]
         found.sort(key=lambda c: (c.created_at, c.campaign_id), reverse=True)
         return found[: limit + 1]
-
-    async def active(self) -> list[Campaign]:
-        waiting = (CampaignStatus.RUNNING, CampaignStatus.SCHEDULED)
-        return sorted(
-            (c for c in self._campaigns.values() if c.status in waiting),
-            key=lambda c: (c.created_at, c.campaign_id),
-        )
 
 
 class MemoryRecipientRepository(RecipientRepository):
@@ -105,26 +105,23 @@ class MemoryRecipientRepository(RecipientRepository):
         rows = self._rows.get(campaign_id, {})
         claim_id = new_claim_id()
         retry = sorted(batch for campaign, batch in self._retry if campaign == campaign_id)
-        if retry:
-            batch_id = retry[0]
+        if retry:  # a batch left retryable: whole, as it was
+            batch_id, retried = retry[0], True
             self._retry.discard((campaign_id, batch_id))
             held = [r for r in rows.values() if r.batch_id == batch_id and r.status is _SENDING]
-            changes: dict[str, object] = {}
-            retried = True
         else:
-            batch_id = new_batch_id()
+            batch_id, retried = new_batch_id(), False
             pending = (r for r in rows.values() if r.status is _PENDING)
             held = sorted(pending, key=lambda r: r.lead_id)[:limit]
-            changes = {"status": _SENDING, "batch_id": batch_id}
-            retried = False
         if not held:
             return None
         claimed = []
         for recipient in sorted(held, key=lambda r: r.lead_id):
-            fresh = {} if retried else {"message_id": new_message_id()}
-            changed = replace(
-                recipient, lease_until=lease_until, updated_at=now, **changes, **fresh
-            )  # type: ignore[arg-type]
+            changed = replace(recipient, lease_until=lease_until, updated_at=now)
+            if not retried:
+                changed = replace(
+                    changed, status=_SENDING, batch_id=batch_id, message_id=new_message_id()
+                )
             rows[recipient.lead_id] = changed
             self._claims[(campaign_id, recipient.lead_id)] = claim_id
             claimed.append(changed)
@@ -159,21 +156,20 @@ class MemoryRecipientRepository(RecipientRepository):
         return len(held)
 
     async def expire(self, campaign_id: str, now: datetime, *, retryable: bool) -> int:
-        rows = self._rows.get(campaign_id, {})
-        expired = [
-            r
-            for r in rows.values()
-            if r.status is _SENDING
-            and r.batch_id is not None
-            and (campaign_id, r.batch_id) not in self._retry
-            and r.lease_until is not None
-            and r.lease_until < now
-        ]
+        expired = []
+        for r in self._rows.get(campaign_id, {}).values():
+            if r.status is not _SENDING or r.batch_id is None or r.lease_until is None:
+                continue
+            marked = (campaign_id, r.batch_id) in self._retry
+            # Not retryable: a batch marked retryable before is not sent again either.
+            if (not marked and r.lease_until < now) or (marked and not retryable):
+                expired.append(r)
         for recipient in expired:
             assert recipient.batch_id is not None
             if retryable:
                 self._retry.add((campaign_id, recipient.batch_id))
             else:
+                self._retry.discard((campaign_id, recipient.batch_id))
                 self._end(recipient, status=RecipientStatus.UNKNOWN, error=STOPPED, updated_at=now)
         return len(expired)
 
