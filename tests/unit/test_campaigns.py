@@ -29,7 +29,7 @@ TABLE: dict[str, dict[CampaignStatus, CampaignStatus]] = {
     "start": {S.DRAFT: S.RUNNING},
     "pause": {S.SCHEDULED: S.PAUSED, S.RUNNING: S.PAUSED},
     "resume": {S.PAUSED: S.RUNNING},
-    "cancel": {s: S.CANCELLED for s in (S.DRAFT, S.SCHEDULED, S.RUNNING, S.PAUSED)},
+    "cancel": dict.fromkeys((S.DRAFT, S.SCHEDULED, S.RUNNING, S.PAUSED), S.CANCELLED),
     "begin": {S.SCHEDULED: S.RUNNING},  # scheduled -> running at send_at
     "finish": {S.RUNNING: S.DONE},  # no recipient pending
     "fail": {S.RUNNING: S.FAILED},  # it cannot go on
