@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -13,6 +12,8 @@ import structlog
 from litestar import Litestar
 
 from leadmail.adapters.catalog.files import FileTemplateCatalog
+from leadmail.adapters.db.campaign_recipients import PiccoloRecipientRepository
+from leadmail.adapters.db.campaigns import PiccoloCampaignRepository
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
 from leadmail.adapters.db.jobs import PgQueuerJobQueue
@@ -26,6 +27,7 @@ from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.http.app import build_app
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
+from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.jobs import InProcessJobQueue
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
@@ -34,11 +36,13 @@ from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
+from leadmail.background import running_jobs
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.delivery import RetryPolicy
 from leadmail.domain.email import SenderPolicy
 from leadmail.logs import logs_written
+from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.lead_imports import LeadImportRepository
@@ -47,6 +51,8 @@ from leadmail.ports.mail import EmailProvider
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 from leadmail.services.addressing import Addressing
+from leadmail.services.campaign_checks import CampaignChecks
+from leadmail.services.campaigns import CAMPAIGN_JOB, CampaignService
 from leadmail.services.delivery import Delivery, DeliverySettings
 from leadmail.services.keys import ApiKeyService, CreatedKey
 from leadmail.services.lead_export import LeadExport
@@ -74,11 +80,13 @@ class Adapters:
     catalog: TemplateCatalog
     imports: LeadImportRepository
     jobs: InProcessJobQueue | PgQueuerJobQueue
+    campaigns: CampaignRepository
+    recipients: RecipientRepository
     database: Database | None = None
 
     @classmethod
     def in_memory(cls, provider: EmailProvider | None = None) -> Adapters:
-        leads = MemoryLeadRepository()
+        leads, campaigns = MemoryLeadRepository(), MemoryCampaignRepository()
         return cls(
             leads=leads,
             keys=MemoryApiKeyStore(),
@@ -89,6 +97,8 @@ class Adapters:
             catalog=FileTemplateCatalog(None),
             imports=MemoryLeadImportRepository(leads),
             jobs=InProcessJobQueue(),
+            campaigns=campaigns,
+            recipients=MemoryRecipientRepository(leads, campaigns),
         )
 
     @classmethod
@@ -119,6 +129,8 @@ class Adapters:
             imports=PiccoloLeadImportRepository(database),
             # Postgres: any server's worker takes a job; SQLite: one server, in process.
             jobs=PgQueuerJobQueue(database) if database.kind == "postgres" else InProcessJobQueue(),
+            campaigns=PiccoloCampaignRepository(database),
+            recipients=PiccoloRecipientRepository(database),
             database=database,
         )
 
@@ -161,6 +173,12 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     templates = TemplateService(adapters.catalog, adapters.templates, clock)
     imports = LeadImportService(adapters.imports, adapters.jobs, clock)
     adapters.jobs.handle(IMPORT_JOB, imports.run_job)
+    checks = CampaignChecks(templates, adapters.leads, addressing)
+    campaigns = CampaignService(
+        adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
+    )
+    # Part C's seam: the sender's handler takes this one's place.
+    adapters.jobs.handle(CAMPAIGN_JOB, campaigns.run_job)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
@@ -170,6 +188,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         send_template_email=SendTemplateEmail(addressing, templates, outbox),
         imports=imports,
         export=LeadExport(adapters.leads),
+        campaigns=campaigns,
     )
 
 
@@ -178,29 +197,6 @@ async def ensure_demo_key(services: Services) -> CreatedKey | None:
     if await services.keys.any_key_exists():
         return None
     return await services.keys.create(DEMO_ACCOUNT, "created on first start")
-
-
-@contextlib.asynccontextmanager
-async def running_jobs(adapters: Adapters, services: Services) -> AsyncIterator[None]:
-    """The job worker of this process, with the imports a stopped server left unfinished
-    queued again (on Postgres only those idle a while: pgqueuer itself retries a job whose
-    worker stopped, and a CLI import may still be running), and from then on every minute
-    those idle two minutes."""
-    idle = 0.0 if adapters.database is None or adapters.database.kind == "sqlite" else 120.0
-    resumed = await services.imports.resume_unfinished(idle_for=idle)
-    if resumed:
-        log.info("imports_resumed", imports=resumed)
-    forgotten = await services.imports.forget_abandoned_uploads()
-    if forgotten:
-        log.info("abandoned_uploads_deleted", imports=forgotten)
-    await adapters.jobs.start()
-    watching = asyncio.create_task(services.imports.keep_resuming())
-    try:
-        yield
-    finally:
-        watching.cancel()
-        await asyncio.gather(watching, return_exceptions=True)
-        await adapters.jobs.stop()
 
 
 def create_app(
@@ -223,7 +219,8 @@ def create_app(
                     "console_email_provider",
                     detail="LEADMAIL_EMAIL_PROVIDER is console: emails are logged, NOT delivered",
                 )
-            async with running_jobs(adapters, services):
+            shared = adapters.database is not None and adapters.database.kind == "postgres"
+            async with running_jobs(adapters.jobs, services, shared=shared):
                 if on_ready is None:
                     yield
                 else:
