@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar
 
 import msgspec
-from litestar import Controller, Request, Response, get, post
+from litestar import Request, Response, get, post
 from litestar.params import FromPath, HeaderParameter, JSONBody
 
-from leadmail.adapters.http.discovery import options_for
+from leadmail.adapters.http.discovery import DiscoverableController, options_for
 from leadmail.adapters.http.envelopes import (
     MessageEnvelope,
     MessageListEnvelope,
@@ -81,7 +81,7 @@ def sent_message(result: SendResult) -> str:
 _TEMPLATE_LIST = PreparedOnce()
 
 
-class EmailController(Controller):
+class EmailController(DiscoverableController):
     path = "/api/v1/email"
     tags = ["email"]
     # Bound by build_app, as LeadController's service.

@@ -12,6 +12,7 @@ from leadmail.adapters.http.rules import SPACE, TAG_EDGE, TAGS, apply_rule
 from leadmail.domain.idempotency import MAX_KEY_LENGTH
 from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
 from leadmail.domain.tags import MAX_TAG
+from leadmail.services.campaigns import RECIPIENT_CURSOR
 
 # Tags in one text, comma-separated (an import's): blank items are none.
 _ITEM = f"[{SPACE}]*(?:[{TAG_EDGE}](?:[{TAG_EDGE} ]{{0,{MAX_TAG - 2}}}[{TAG_EDGE}])?)?[{SPACE}]*"
@@ -38,6 +39,8 @@ PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
 OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     # A page of an import's error rows: after this row number.
     ("listLeadImportErrors", "cursor"): {"maxLength": 9, "pattern": r"^[0-9]{1,9}$"},
+    # A page of a campaign's recipients: after this lead id.
+    ("listCampaignRecipients", "cursor"): {"maxLength": 40, "pattern": RECIPIENT_CURSOR.pattern},
 }
 
 
