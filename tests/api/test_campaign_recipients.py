@@ -119,14 +119,15 @@ async def test_bad_parameters_are_refused_by_name(api: Api) -> None:
     campaign = await create(api)
     url = f"{CAMPAIGNS}/{campaign['id']}/recipients"
 
-    for params, field in [
+    cases: list[tuple[list[tuple[str, str | int | float | bool | None]], str]] = [
         ([("status", "sending")], "status"),  # shown as pending: not a status to ask for
         ([("status", "null")], "status"),
         ([("status", "sent"), ("status", "failed")], "status"),
         ([("cursor", "not a lead id!")], "cursor"),
         ([("limit", "0")], "limit"),
         ([("limit", "101")], "limit"),
-    ]:
+    ]
+    for params, field in cases:
         response = await api.client.get(url, params=params, headers=api.auth)
         assert_invalid(response, field)
     missing = await api.client.get(f"{CAMPAIGNS}/cmp_missing/recipients", headers=api.auth)

@@ -169,10 +169,8 @@ CAMPAIGN = "POST /api/v1/campaigns"
 RFC3339 = re.compile(
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
 )
-FORMATS = jsonschema.FormatChecker()
 
 
-@FORMATS.checks("date-time")
 def is_date_time(value: object) -> bool:
     if not isinstance(value, str) or not RFC3339.fullmatch(value):
         return False
@@ -183,6 +181,8 @@ def is_date_time(value: object) -> bool:
     return True
 
 
+FORMATS = jsonschema.FormatChecker()
+FORMATS.checks("date-time")(is_date_time)
 # The document's own audience schema, to tell a valid audience from an invalid one.
 AUDIENCE = jsonschema.Draft202012Validator(audience_schema().to_schema(), format_checker=FORMATS)
 HEADER_ROW = "email\r\n"
