@@ -4,7 +4,7 @@ recipient rows are the truth of what was sent; the job queue only drives the wor
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -97,6 +97,3 @@ class RecipientOutcome:
     def keeps_message(self) -> bool:
         return self.status not in (RecipientStatus.SKIPPED, RecipientStatus.SUPPRESSED)
 
-
-def by_lead(outcomes: Sequence[RecipientOutcome]) -> Mapping[str, RecipientOutcome]:
-    return {outcome.lead_id: outcome for outcome in outcomes}
