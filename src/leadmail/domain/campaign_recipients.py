@@ -96,4 +96,3 @@ class RecipientOutcome:
     @property
     def keeps_message(self) -> bool:
         return self.status not in (RecipientStatus.SKIPPED, RecipientStatus.SUPPRESSED)
-
