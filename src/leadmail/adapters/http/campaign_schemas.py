@@ -3,12 +3,11 @@ recipients, and their pages."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
 import msgspec
 
-from leadmail.adapters.http.timestamps import to_iso
+from leadmail.adapters.http.timestamps import to_iso, to_iso_or_none
 from leadmail.domain.campaign_recipients import Recipient
 from leadmail.domain.campaigns import CampaignCounts
 from leadmail.domain.errors import ValidationFailed
@@ -108,20 +107,16 @@ class CampaignOut(msgspec.Struct):
             variables=dict(campaign.variables),
             sender=campaign.sender,
             reply_to=campaign.reply_to,
-            send_at=_moment(campaign.send_at),
+            send_at=to_iso_or_none(campaign.send_at),
             counts=CountsOut.of(view.counts),
             rate_per_minute=view.rate_per_minute,
             eta_seconds=view.eta_seconds,
             failure_reason=campaign.failure_reason,
             created_at=to_iso(campaign.created_at),
             updated_at=to_iso(campaign.updated_at),
-            started_at=_moment(campaign.started_at),
-            finished_at=_moment(campaign.finished_at),
+            started_at=to_iso_or_none(campaign.started_at),
+            finished_at=to_iso_or_none(campaign.finished_at),
         )
-
-
-def _moment(value: datetime | None) -> str | None:
-    return None if value is None else to_iso(value)
 
 
 class CampaignPageOut(msgspec.Struct):
