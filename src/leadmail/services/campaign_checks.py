@@ -50,7 +50,7 @@ class CampaignChecks:
         self._leads = leads
         self._addressing = addressing
 
-    def draft(self, account_id: str, request: CampaignRequest, now: datetime) -> Campaign:
+    def campaign_of(self, account_id: str, request: CampaignRequest, now: datetime) -> Campaign:
         """The campaign asked for, as a draft. Raises ValidationFailed naming every broken
         field (an audience's filter as ``audience.<name>``), or SenderNotAllowed."""
         errors: list[FieldError] = []

@@ -73,7 +73,7 @@ class CampaignService:
     async def create(self, account_id: str, request: CampaignRequest) -> CampaignView:
         """Checked (nothing stored or queued when a check fails), stored, and started
         unless ``request.draft``."""
-        draft = self._checks.draft(account_id, request, self._clock())
+        draft = self._checks.campaign_of(account_id, request, self._clock())
         required = await self._checks.against_data(draft)
         await self._campaigns.add(draft)
         if request.draft:
