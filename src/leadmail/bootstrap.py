@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -13,6 +12,8 @@ import structlog
 from litestar import Litestar
 
 from leadmail.adapters.catalog.files import FileTemplateCatalog
+from leadmail.adapters.db.campaign_recipients import PiccoloRecipientRepository
+from leadmail.adapters.db.campaigns import PiccoloCampaignRepository
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
 from leadmail.adapters.db.jobs import PgQueuerJobQueue
@@ -27,6 +28,7 @@ from leadmail.adapters.http.app import build_app
 from leadmail.adapters.limits.factory import rate_limiter_for, warn_if_rate_per_process
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
+from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.jobs import InProcessJobQueue
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
@@ -35,11 +37,13 @@ from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
+from leadmail.background import running_jobs
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.delivery import RetryPolicy
 from leadmail.domain.email import SenderPolicy
 from leadmail.logs import logs_written
+from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.lead_imports import LeadImportRepository
@@ -49,6 +53,8 @@ from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
 from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 from leadmail.services.addressing import Addressing
+from leadmail.services.campaign_checks import CampaignChecks
+from leadmail.services.campaigns import CAMPAIGN_JOB, CampaignService
 from leadmail.services.delivery import Delivery, DeliverySettings
 from leadmail.services.keys import ApiKeyService, CreatedKey
 from leadmail.services.lead_export import LeadExport
@@ -77,11 +83,13 @@ class Adapters:
     imports: LeadImportRepository
     jobs: InProcessJobQueue | PgQueuerJobQueue
     limiter: RateLimiter  # the provider's pace (campaigns), shared by every process
+    campaigns: CampaignRepository
+    recipients: RecipientRepository
     database: Database | None = None
 
     @classmethod
     def in_memory(cls, provider: EmailProvider | None = None) -> Adapters:
-        leads = MemoryLeadRepository()
+        leads, campaigns = MemoryLeadRepository(), MemoryCampaignRepository()
         return cls(
             leads=leads,
             keys=MemoryApiKeyStore(),
@@ -93,6 +101,8 @@ class Adapters:
             imports=MemoryLeadImportRepository(leads),
             jobs=InProcessJobQueue(),
             limiter=rate_limiter_for(Settings()),  # in this process; every lane unlimited
+            campaigns=campaigns,
+            recipients=MemoryRecipientRepository(leads, campaigns),
         )
 
     @classmethod
@@ -124,6 +134,8 @@ class Adapters:
             # Postgres: any server's worker takes a job; SQLite: one server, in process.
             jobs=PgQueuerJobQueue(database) if database.kind == "postgres" else InProcessJobQueue(),
             limiter=rate_limiter_for(settings),
+            campaigns=PiccoloCampaignRepository(database),
+            recipients=PiccoloRecipientRepository(database),
             database=database,
         )
 
@@ -167,6 +179,12 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     templates = TemplateService(adapters.catalog, adapters.templates, clock)
     imports = LeadImportService(adapters.imports, adapters.jobs, clock)
     adapters.jobs.handle(IMPORT_JOB, imports.run_job)
+    checks = CampaignChecks(templates, adapters.leads, addressing)
+    campaigns = CampaignService(
+        adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
+    )
+    # Part C's seam: the sender's handler takes this one's place.
+    adapters.jobs.handle(CAMPAIGN_JOB, campaigns.run_job)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
@@ -176,6 +194,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         send_template_email=SendTemplateEmail(addressing, templates, outbox),
         imports=imports,
         export=LeadExport(adapters.leads),
+        campaigns=campaigns,
     )
 
 
@@ -184,29 +203,6 @@ async def ensure_demo_key(services: Services) -> CreatedKey | None:
     if await services.keys.any_key_exists():
         return None
     return await services.keys.create(DEMO_ACCOUNT, "created on first start")
-
-
-@contextlib.asynccontextmanager
-async def running_jobs(adapters: Adapters, services: Services) -> AsyncIterator[None]:
-    """The job worker of this process, with the imports a stopped server left unfinished
-    queued again (on Postgres only those idle a while: pgqueuer itself retries a job whose
-    worker stopped, and a CLI import may still be running), and from then on every minute
-    those idle two minutes."""
-    idle = 0.0 if adapters.database is None or adapters.database.kind == "sqlite" else 120.0
-    resumed = await services.imports.resume_unfinished(idle_for=idle)
-    if resumed:
-        log.info("imports_resumed", imports=resumed)
-    forgotten = await services.imports.forget_abandoned_uploads()
-    if forgotten:
-        log.info("abandoned_uploads_deleted", imports=forgotten)
-    await adapters.jobs.start()
-    watching = asyncio.create_task(services.imports.keep_resuming())
-    try:
-        yield
-    finally:
-        watching.cancel()
-        await asyncio.gather(watching, return_exceptions=True)
-        await adapters.jobs.stop()
 
 
 def create_app(
@@ -230,7 +226,8 @@ def create_app(
                     detail="LEADMAIL_EMAIL_PROVIDER is console: emails are logged, NOT delivered",
                 )
             warn_if_rate_per_process(settings)
-            async with running_jobs(adapters, services):
+            shared = adapters.database is not None and adapters.database.kind == "postgres"
+            async with running_jobs(adapters.jobs, services, shared=shared):
                 if on_ready is None:
                     yield
                 else:

@@ -10,7 +10,16 @@ import jsonschema
 
 from tests.api.support import SENDER, Api
 from tests.support.catalog import WELCOME_VARIABLES
-from tests.support.envelope import EXPORT, IMPORTS, LEADS, MESSAGES, SEND, TEMPLATE, TEMPLATES
+from tests.support.envelope import (
+    CAMPAIGNS,
+    EXPORT,
+    IMPORTS,
+    LEADS,
+    MESSAGES,
+    SEND,
+    TEMPLATE,
+    TEMPLATES,
+)
 
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 
@@ -155,6 +164,25 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
             api, "GET", f"{IMPORTS}/{import_id}/errors"
         ),
         (EXPORT, "get"): await call(api, "GET", EXPORT),
+    }
+    # The campaign's example audience holds the imported lead.
+    body = spec["paths"][CAMPAIGNS]["post"]["requestBody"]["content"]["application/json"]
+    campaign = {**body["example"], "from": SENDER}
+    created = await call(api, "POST", CAMPAIGNS, 201, json=campaign)
+    one_campaign = CAMPAIGNS + "/{campaign_id}"
+    at = f"{CAMPAIGNS}/{created['data']['id']}"
+    draft = await call(api, "POST", CAMPAIGNS, 201, json={**campaign, "draft": True})
+    answers |= {
+        (CAMPAIGNS, "post"): created,
+        (CAMPAIGNS, "get"): await call(api, "GET", CAMPAIGNS, params={"limit": 1}),
+        (one_campaign, "get"): await call(api, "GET", at),
+        (one_campaign + "/recipients", "get"): await call(api, "GET", f"{at}/recipients"),
+        (one_campaign + "/pause", "post"): await call(api, "POST", f"{at}/pause"),
+        (one_campaign + "/resume", "post"): await call(api, "POST", f"{at}/resume"),
+        (one_campaign + "/cancel", "post"): await call(api, "POST", f"{at}/cancel"),
+        (one_campaign + "/start", "post"): await call(
+            api, "POST", f"{CAMPAIGNS}/{draft['data']['id']}/start"
+        ),
     }
     documented = {
         (path, method)

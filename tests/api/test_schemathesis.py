@@ -28,6 +28,17 @@ types ``variables`` as any string-to-string object, so no generated violation is
 and every other key of ``variables`` is left as generated. Without it, a missing variable is
 a 422 to a request that names a real template, which is the data-dependent rule working.
 
+A campaign has the same rule about its template's variables (a lead of the audience may
+supply one, else ``variables`` must), and one more: its ``audience`` must match a lead of
+the account (422 AUDIENCE_EMPTY), which no document can say of a generated filter
+(``created_after`` and ``created_before`` both 2000-01-01 match nothing). For that one
+operation the harness fills the chosen template's variables as above, and an audience the
+document calls valid is first read by the domain's own parser (LeadFilter.from_json: it
+must take it, which is what the positive-data check would have asked of the server; any it
+refuses is a failure of this test), then replaced by ``{}`` (every lead: the account holds
+one, seeded before the run), so the data rule does not decide the answer. An audience the
+document calls invalid is left as it is: that case stays negative.
+
 Here, and not in tests/contract/ (one suite per port, run over every adapter): this tests
 the Litestar app in-process, which is what tests/api/ does.
 """
@@ -35,14 +46,21 @@ the Litestar app in-process, which is what tests/api/ does.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+import jsonschema
 from litestar import Litestar
 
+from leadmail.adapters.http.campaign_rules import audience_schema
 from leadmail.bootstrap import Adapters
+from leadmail.domain.errors import ValidationFailed
+from leadmail.domain.leads import LeadFields
+from leadmail.domain.segments import LeadFilter
 from tests.api.support import app_with_key
 from tests.support.tools import require_module
 
@@ -104,12 +122,16 @@ class Run:
     checks_run: set[str] = field(default_factory=set)
     operations: set[str] = field(default_factory=set)
     stop_reason: str = "not finished"
+    audiences: Audiences = field(default_factory=lambda: Audiences())
 
     def report(self) -> list[str]:
         """Every problem of the run, one paragraph per operation."""
         problems = [f"schemathesis error: {error}" for error in self.errors]
         if self.stop_reason != "completed":
             problems.append(f"the run stopped early: {self.stop_reason}")
+        problems += [f"a valid audience refused: {a}" for a in self.audiences.refused[:5]]
+        if not self.audiences.checked:
+            problems.append("no valid campaign audience was generated to check")
         if missing := sorted(CHECKS_THAT_MUST_RUN - self.checks_run):
             problems.append(f"checks that never ran: {', '.join(missing)}")
         if self.failing:
@@ -141,6 +163,28 @@ def answer_of(recorder: Any, case_id: str) -> str:
 
 TEMPLATE_SEND = "POST /api/v1/email/template"
 IMPORT = "POST /api/v1/leads/imports"
+CAMPAIGN = "POST /api/v1/campaigns"
+# RFC 3339's date-time (section 5.6), for the format checker: jsonschema checks the format
+# only with a package this environment does not hold.
+RFC3339 = re.compile(
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
+)
+
+
+def is_date_time(value: object) -> bool:
+    if not isinstance(value, str) or not RFC3339.fullmatch(value):
+        return False
+    try:
+        datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+FORMATS = jsonschema.FormatChecker()
+FORMATS.checks("date-time")(is_date_time)
+# The document's own audience schema, to tell a valid audience from an invalid one.
+AUDIENCE = jsonschema.Draft202012Validator(audience_schema().to_schema(), format_checker=FORMATS)
 HEADER_ROW = "email\r\n"
 
 
@@ -155,16 +199,48 @@ def with_header_row(body: Any) -> Any:
     return body
 
 
+@dataclass
+class Audiences:
+    """The valid audiences the harness read with the domain's parser, and those it refused."""
+
+    checked: int = 0
+    refused: list[str] = field(default_factory=list)
+
+
+def with_campaign_data(body: Any, catalog: dict[str, tuple[str, ...]], seen: Audiences) -> Any:
+    """A campaign's body with its template's variables given, and a valid audience checked
+    by the domain's parser, then made ``{}`` (see the module's docstring)."""
+    if not isinstance(body, dict):
+        return body
+    audience = body.get("audience", {})
+    if isinstance(audience, dict) and AUDIENCE.is_valid(audience):
+        seen.checked += 1
+        try:
+            LeadFilter.from_json(audience)
+        except ValidationFailed as e:
+            seen.refused.append(f"{audience!r}: {e.message}")
+        body = {**body, "audience": {}}
+    template, given = body.get("template_id"), body.get("variables", {})
+    if isinstance(template, str) and template in catalog and isinstance(given, dict):
+        filled = {name: f"value of {name}" for name in catalog[template]}
+        body = {**body, "variables": {**given, **filled}}
+    return body
+
+
 def fill_template_variables(
-    catalog: dict[str, tuple[str, ...]],
+    catalog: dict[str, tuple[str, ...]], audiences: Audiences
 ) -> Callable[[Any, Any], Any]:
     """The map_case hook (every phase runs it): a template send's body with a value for
-    each of its template's variables (see the module's docstring)."""
+    each of its template's variables, an import's file with a header row, a campaign's
+    body with its data (see the module's docstring)."""
 
     def map_case(context: Any, case: Any) -> Any:
         body = case.body
         if context.operation is not None and context.operation.label == IMPORT:
             case.body = with_header_row(body)
+            return case
+        if context.operation is not None and context.operation.label == CAMPAIGN:
+            case.body = with_campaign_data(body, catalog, audiences)
             return case
         if context.operation is None or context.operation.label != TEMPLATE_SEND:
             return case
@@ -192,7 +268,7 @@ def run_schemathesis(app: Litestar, secret: str, catalog: dict[str, tuple[str, .
     run = Run()
     try:
         schema = schemathesis.openapi.from_asgi(SCHEMA_PATH, app, config=config)
-        schema.hook("map_case")(fill_template_variables(catalog))
+        schema.hook("map_case")(fill_template_variables(catalog, run.audiences))
         for event in from_schema(schema).execute():
             if isinstance(event, events.ScenarioFinished):
                 record_scenario(run, event.recorder)
@@ -231,6 +307,8 @@ async def test_the_document_holds_for_every_operation_and_check() -> None:
     await services.templates.sync()  # as the app's start does; then read as a client would
     catalog = {t.template_id: t.variables for t in await services.templates.list()}
     assert catalog, "no template to send"
+    # A lead, so that a campaign to every lead (``{}``) has an audience.
+    await services.leads.add(key.key.account_id, LeadFields.parse(name="Seed", email="s@x.io"))
 
     run = await asyncio.to_thread(run_schemathesis, app, key.secret, catalog)
 

@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 import pytest
 
+from leadmail.adapters.db.campaign_recipients import PiccoloRecipientRepository
+from leadmail.adapters.db.campaigns import PiccoloCampaignRepository
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
@@ -21,6 +23,7 @@ from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.mail.providers import CONSOLE
+from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
@@ -68,6 +71,7 @@ def adapter(request: pytest.FixtureRequest) -> Adapter:
 async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
     if adapter.kind == "memory":
         leads = MemoryLeadRepository()
+        campaigns = MemoryCampaignRepository()
         yield Storage(
             adapter.kind,
             leads,
@@ -76,6 +80,8 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
             MemoryMessageRepository(),
             MemoryIdempotencyStore(),
             MemoryLeadImportRepository(leads),
+            campaigns,
+            MemoryRecipientRepository(leads, campaigns),
         )
         return
     if adapter.shared_database is not None:
@@ -90,6 +96,13 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
         await database.close()
 
 
+@pytest.fixture
+def postgres_storage(postgres_database: Database) -> Storage:
+    """The Piccolo adapters on the session's Postgres database: for what only Postgres
+    promises (several workers at once)."""
+    return _piccolo("postgres", postgres_database)
+
+
 def _piccolo(kind: str, database: Database) -> Storage:
     return Storage(
         kind,
@@ -99,6 +112,8 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloMessageRepository(database),
         PiccoloIdempotencyStore(database),
         PiccoloLeadImportRepository(database),
+        PiccoloCampaignRepository(database),
+        PiccoloRecipientRepository(database),
         database,
     )
 

@@ -11,11 +11,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from leadmail.adapters.db.database import Database
+from leadmail.domain.campaigns import Campaign, CampaignStatus, new_campaign_id
 from leadmail.domain.custom_fields import FieldValue
 from leadmail.domain.email import Message, MessageStatus, new_message_id
 from leadmail.domain.idempotency import Claim, ClaimState, new_claim_token
 from leadmail.domain.keys import ApiKey
 from leadmail.domain.leads import Lead
+from leadmail.domain.segments import LeadFilter
+from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.lead_imports import LeadImportRepository
@@ -111,6 +114,30 @@ def a_message(
     )
 
 
+def a_campaign(
+    account_id: str,
+    *,
+    audience: LeadFilter | None = None,
+    status: CampaignStatus = CampaignStatus.DRAFT,
+    created_at: datetime = T0,
+    **changes: object,
+) -> Campaign:
+    """A draft campaign of the "welcome" template (other fields by keyword)."""
+    fields: dict[str, object] = {
+        "campaign_id": new_campaign_id(),
+        "account_id": account_id,
+        "name": "March open day",
+        "template_id": "welcome",
+        "audience": audience if audience is not None else LeadFilter(),
+        "sender": '"Course Team" <team@example.com>',
+        "status": status,
+        "created_at": created_at,
+        "updated_at": created_at,
+        **changes,
+    }
+    return Campaign(**fields)  # type: ignore[arg-type]
+
+
 def a_claim(
     account_id: str,
     *,
@@ -141,6 +168,8 @@ class Storage:
     messages: MessageRepository
     claims: IdempotencyStore
     imports: LeadImportRepository
+    campaigns: CampaignRepository
+    recipients: RecipientRepository
     # The database behind the Piccolo adapters, for what no port shows (None for memory).
     database: Database | None = None
 

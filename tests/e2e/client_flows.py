@@ -15,7 +15,9 @@ or named otherwise, mypy --strict fails here. The modules are the operationIds i
 snake_case under their tag. The component names this relies on are the import below:
 LeadEnvelope, LeadPageEnvelope, DeletedLeadEnvelope, TemplateListEnvelope, MessageEnvelope,
 MessageListEnvelope (success); ErrorEnvelope (401, 404), ValidationErrorEnvelope (422),
-LeadExistsEnvelope (409 of addLead), SendRejectedEnvelope and
+LeadExistsEnvelope (409 of addLead), RefusedEnvelope (422 of createCampaign: data only for
+VALIDATION_FAILED), CampaignEnvelope, CampaignPageEnvelope, RecipientPageEnvelope, NewCampaign,
+NewCampaignAudience, NewCampaignVariables (campaigns), SendRejectedEnvelope and
 TemplateSendRejectedEnvelope (502 of sendEmail and sendTemplateEmail), SendUnavailableEnvelope
 and TemplateSendUnavailableEnvelope (their 503); NewLead, LeadChanges, SendEmailRequest,
 SendTemplateEmailRequest, SendTemplateEmailRequestVariables (bodies). (The generator names a
@@ -36,19 +38,34 @@ from typing import TypeVar
 
 import httpx
 from leadmail_client import AuthenticatedClient
+from leadmail_client.api.campaigns import (
+    cancel_campaign,
+    create_campaign,
+    list_campaign_recipients,
+    list_campaigns,
+    pause_campaign,
+)
 from leadmail_client.api.email import get_message, list_templates, send_email, send_template_email
 from leadmail_client.api.leads import add_lead, delete_lead, get_lead, list_leads, update_lead
 from leadmail_client.models import (
+    CampaignEnvelope,
+    CampaignPageEnvelope,
     DeletedLeadEnvelope,
     ErrorEnvelope,
     LeadChanges,
     LeadEnvelope,
     LeadExistsEnvelope,
     LeadPageEnvelope,
+    ListCampaignRecipientsStatus,
     MessageEnvelope,
     MessageList,
     MessageListEnvelope,
+    NewCampaign,
+    NewCampaignAudience,
+    NewCampaignVariables,
     NewLead,
+    RecipientPageEnvelope,
+    RefusedEnvelope,
     SendEmailRequest,
     SendRejectedEnvelope,
     SendTemplateEmailRequest,
@@ -57,7 +74,7 @@ from leadmail_client.models import (
     TemplateSendUnavailableEnvelope,
     ValidationErrorEnvelope,
 )
-from leadmail_client.types import Response
+from leadmail_client.types import Response, Unset
 
 SENDER = "Acme Academy <hello@acme.example>"
 WELCOME = {
@@ -191,6 +208,60 @@ def email_flows(api: AuthenticatedClient, tag: str) -> None:
     assert [(m.status, m.template_id) for m in messages] == [("sent", "welcome")] * 2, messages
 
 
+def campaign_flows(api: AuthenticatedClient, tag: str) -> None:
+    march = f"march-{tag}"
+    ada = f"ada-campaign-{tag}@example.com"
+    lead = NewLead(name="Ada Lovelace", email=ada, tags=[march])
+    expect(add_lead.sync_detailed(client=api, body=lead), HTTPStatus.OK, LeadEnvelope)
+    shared = {name: value for name, value in WELCOME.items() if name != "first_name"}
+
+    def campaign(audience: str, variables: dict[str, str]) -> NewCampaign:
+        return NewCampaign(
+            name="March open day",
+            template_id="welcome",
+            audience=NewCampaignAudience(tag=audience),
+            variables=NewCampaignVariables.from_dict(variables),
+            from_=SENDER,
+        )
+
+    made = create_campaign.sync_detailed(client=api, body=campaign(march, shared))
+    created = expect(made, HTTPStatus.CREATED, CampaignEnvelope).data
+    total: int = created.counts.total
+    assert (created.status, total, created.counts.pending) == ("running", 1, 1), created
+
+    paused = expect(
+        pause_campaign.sync_detailed(created.id, client=api), HTTPStatus.OK, CampaignEnvelope
+    )
+    assert paused.data.status == "paused", paused
+    again = expect(
+        pause_campaign.sync_detailed(created.id, client=api), HTTPStatus.CONFLICT, ErrorEnvelope
+    )
+    assert (again.code, "is paused" in again.error) == ("CAMPAIGN_STATE", True), again
+
+    pending = ListCampaignRecipientsStatus.PENDING
+    listed = list_campaign_recipients.sync_detailed(created.id, client=api, status=pending)
+    recipients = expect(listed, HTTPStatus.OK, RecipientPageEnvelope).data
+    emails: list[str] = [r.email for r in recipients.items]
+    assert (emails, recipients.next_cursor) == ([ada], None), recipients
+
+    nobody = create_campaign.sync_detailed(client=api, body=campaign(f"nobody-{tag}", shared))
+    empty = expect(nobody, HTTPStatus.UNPROCESSABLE_ENTITY, RefusedEnvelope)
+    assert (empty.code, isinstance(empty.data, Unset)) == ("AUDIENCE_EMPTY", True), empty
+    lacking = {k: v for k, v in shared.items() if k != "contact_email"}
+    short = create_campaign.sync_detailed(client=api, body=campaign(march, lacking))
+    invalid = expect(short, HTTPStatus.UNPROCESSABLE_ENTITY, RefusedEnvelope)
+    assert not isinstance(invalid.data, Unset), invalid
+    named = [e.field for e in invalid.data.errors]
+    assert (invalid.code, named) == ("VALIDATION_FAILED", ["variables.contact_email"]), invalid
+
+    ended = expect(
+        cancel_campaign.sync_detailed(created.id, client=api), HTTPStatus.OK, CampaignEnvelope
+    ).data
+    assert (ended.status, ended.counts.cancelled) == ("cancelled", 1), ended
+    page = expect(list_campaigns.sync_detailed(client=api), HTTPStatus.OK, CampaignPageEnvelope)
+    assert created.id in [c.id for c in page.data.items], page
+
+
 def failure_flows(failing: AuthenticatedClient, tag: str) -> None:
     """The stand-in refuses the first message for good, then is unavailable."""
     to = f"ada-{tag}@example.com"
@@ -234,6 +305,7 @@ def main(base_url: str, key: str, failing_url: str, failing_key: str) -> None:
     with client(base_url, key) as api, client(base_url, UNKNOWN_KEY) as stranger:
         lead_flows(api, stranger, tag)
         email_flows(api, tag)
+        campaign_flows(api, tag)
     with client(failing_url, failing_key) as failing:
         failure_flows(failing, tag)
     print("every flow passed")

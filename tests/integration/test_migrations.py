@@ -57,6 +57,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_24t12_50_00_000000_job_queue as job_queue,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_24t14_35_55_979221_campaigns as campaigns,
+)
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.templates import TemplateSource
@@ -69,6 +72,8 @@ LEAD_MIGRATIONS = sorted([initial.ID, lead_indexes.ID])
 TAG_MIGRATIONS = sorted([tags_and_fields.ID, tags_index.ID])
 # Lead imports (their tables, indexes) and the job queue (pgqueuer's tables, Postgres only).
 IMPORT_MIGRATIONS = sorted([lead_imports.ID, lead_import_indexes.ID, job_queue.ID])
+# Campaigns and their recipients (tables and indexes in one migration).
+CAMPAIGN_MIGRATIONS = [campaigns.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -79,6 +84,7 @@ MAIL_MIGRATIONS = sorted(
         messages_index_dropped.ID,
         *TAG_MIGRATIONS,
         *IMPORT_MIGRATIONS,
+        *CAMPAIGN_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -89,6 +95,7 @@ RENAME_MIGRATIONS = sorted(
         messages_index_dropped.ID,
         *TAG_MIGRATIONS,
         *IMPORT_MIGRATIONS,
+        *CAMPAIGN_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -96,7 +103,8 @@ LEAD_TABLES = {"accounts", "api_keys", "leads"}
 MAIL_TABLES = {"templates", "messages", "idempotency_keys"}
 IMPORT_TABLES = {"lead_imports", "lead_import_chunks", "lead_import_errors"}
 QUEUE_TABLES = {"pgqueuer", "pgqueuer_log", "pgqueuer_statistics", "pgqueuer_schedules"}
-OUR_TABLES = LEAD_TABLES | MAIL_TABLES | IMPORT_TABLES
+CAMPAIGN_TABLES = {"campaigns", "campaign_recipients"}
+OUR_TABLES = LEAD_TABLES | MAIL_TABLES | IMPORT_TABLES | CAMPAIGN_TABLES
 LEAD_COLUMNS = {
     "lead_id",
     "account_id",
@@ -416,7 +424,9 @@ class TestTagsAndFieldsMigrations:
             T0,
         )
 
-        assert await migrate(empty.database) == sorted([*TAG_MIGRATIONS, *IMPORT_MIGRATIONS])
+        assert await migrate(empty.database) == sorted(
+            [*TAG_MIGRATIONS, *IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS]
+        )
 
         leads = PiccoloLeadRepository(empty.database)
         stored = await leads.get(key.account_id, "ld_before")

@@ -19,6 +19,7 @@ SEND = EMAIL + "/send"
 TEMPLATE = EMAIL + "/template"
 SEND_TEMPLATE = EMAIL + "/send-template"
 MESSAGES = EMAIL + "/messages"
+CAMPAIGNS = "/api/v1/campaigns"
 
 LEAD_FIELDS = {
     "lead_id",

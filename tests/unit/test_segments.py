@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -231,3 +232,25 @@ def test_offsets_are_compared_as_instants() -> None:
     east = datetime(2026, 3, 2, 10, 30, tzinfo=timezone(timedelta(hours=1)))
 
     assert LeadFilter.parse([("created_after", east.isoformat())]).created_after == T0
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {},
+        {"tag": ["Interested:Python", "evening"], "any_tag": "a", "not_tag": ["enrolled"]},
+        {"email": "Ada@Example.COM", "source": "open-day", "phone": " +44 20 7946 0958 "},
+        {"email": "not an address"},  # matches nothing, and still nothing once read back
+        {"created_after": "2026-03-02T09:30:00.5+01:00", "created_before": "9999-12-31T23:59:59Z"},
+        {"created_after": "0001-01-01T00:00:00+01:00"},  # out of range in UTC: the first moment
+        {"field.age": 42, "field.score": 4.5, "field.city": "Leeds", "field.vip": False},
+        {"field.zip": "01234", "field.n": "42"},  # text that spells a number stays text
+    ],
+)
+def test_to_json_is_read_back_by_from_json_as_the_same_filter(given: dict[str, Any]) -> None:
+    segment = LeadFilter.from_json(given)
+
+    written = segment.to_json()
+
+    assert LeadFilter.from_json(written) == segment
+    assert LeadFilter.from_json(json.loads(json.dumps(written))) == segment  # as stored

@@ -7,6 +7,9 @@ import json
 from leadmail.domain.custom_fields import FieldValue
 from leadmail.domain.leads import Lead
 
+# The variables every lead has (a custom field gives any other).
+EVERY_LEAD_HAS = frozenset({"name", "first_name", "email", "source"})
+
 
 def template_variables(lead: Lead) -> dict[str, str]:
     """``name``, ``first_name`` (the name's first word), ``email``, ``source``, and every

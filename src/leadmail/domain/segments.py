@@ -76,6 +76,24 @@ class LeadFilter:
                 grouped[name] = [value]
         return _build(grouped, typed=True)
 
+    def to_json(self) -> dict[str, object]:
+        """The filter as ``from_json`` reads it back (the same filter): tag filters as
+        lists, moments in RFC 3339 (UTC), custom field values as their own JSON type."""
+        found: dict[str, object] = {}
+        for name, tags in zip(
+            TAG_FILTERS, (self.all_tags, self.any_tags, self.no_tags), strict=True
+        ):
+            if tags:
+                found[name] = list(tags)
+        for attribute, value in self.equals:
+            found["email" if attribute == "email_key" else attribute] = value
+        for name, at in zip(TIME_FILTERS, (self.created_after, self.created_before), strict=True):
+            if at is not None:
+                found[name] = at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+        for key, field_value in self.fields:
+            found[FIELD_PREFIX + key] = field_value
+        return found
+
     def matches(self, lead: Lead) -> bool:
         tags = set(lead.tags)
         return (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Protocol
 
 # What runs a job: its payload in, nothing out. It must be safe to run again after a
@@ -19,6 +20,8 @@ class JobQueue(Protocol):
         """Run ``handler`` for jobs of ``kind`` (before the worker starts)."""
         ...
 
-    async def enqueue(self, kind: str, payload: str) -> None:
-        """Queue one job; it runs once a worker is free."""
+    async def enqueue(self, kind: str, payload: str, *, run_at: datetime | None = None) -> None:
+        """Queue one job; it runs once a worker is free, and not before ``run_at`` when
+        given (a moment past: at once). A job of that kind and payload already waiting or
+        running may make this one the same job (pgqueuer's dedupe key): it runs once."""
         ...

@@ -95,6 +95,15 @@ class Addressing:
         self._policy.check(box)
         return boxes, box
 
+    def sender(self, raw: str | None) -> Mailbox:
+        """A ``from`` as sent, or the configured default when there is none: checked
+        (ValidationFailed naming ``from``), not yet against the sender policy."""
+        return self._sender_of(raw)
+
+    def allow(self, sender: Mailbox) -> None:
+        """Raises SenderNotAllowed unless the policy lets ``sender`` send."""
+        self._policy.check(sender)
+
     def _sender_of(self, raw: str | None) -> Mailbox:
         text = raw if raw is not None and raw.strip() else self._default_from
         if not text:

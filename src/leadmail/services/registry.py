@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leadmail.services.campaigns import CampaignService
 from leadmail.services.keys import ApiKeyService
 from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import LeadImportService
@@ -24,3 +25,4 @@ class Services:
     send_template_email: SendTemplateEmail
     imports: LeadImportService
     export: LeadExport
+    campaigns: CampaignService

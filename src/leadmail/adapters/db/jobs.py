@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import structlog
 from pgqueuer import AsyncpgDriver, Job, QueueManager
@@ -48,16 +48,18 @@ class PgQueuerJobQueue(JobQueue):
     def handle(self, kind: str, handler: JobHandler) -> None:
         self._handlers[kind] = handler
 
-    async def enqueue(self, kind: str, payload: str) -> None:
+    async def enqueue(self, kind: str, payload: str, *, run_at: datetime | None = None) -> None:
+        # pgqueuer takes a delay from the database's now: ours is close enough to it.
+        delay = None if run_at is None else max(timedelta(0), run_at - datetime.now(UTC))
         with translate_errors():
             pool = self._database.pool
             if pool is not None:
                 async with pool.acquire() as connection:
-                    await _enqueue(Queries(AsyncpgDriver(connection)), kind, payload)
+                    await _enqueue(Queries(AsyncpgDriver(connection)), kind, payload, delay)
                 return
             connection = await self._database.connect_dedicated()
             try:
-                await _enqueue(Queries(AsyncpgDriver(connection)), kind, payload)
+                await _enqueue(Queries(AsyncpgDriver(connection)), kind, payload, delay)
             finally:
                 await connection.close()
 
@@ -109,9 +111,13 @@ class PgQueuerJobQueue(JobQueue):
                 await asyncio.gather(worker, return_exceptions=True)
 
 
-async def _enqueue(queries: Queries, kind: str, payload: str) -> None:
+async def _enqueue(queries: Queries, kind: str, payload: str, delay: timedelta | None) -> None:
     await queries.enqueue(
-        kind, payload.encode(), dedupe_key=f"{kind}:{payload}", on_conflict="skip"
+        kind,
+        payload.encode(),
+        execute_after=delay,
+        dedupe_key=f"{kind}:{payload}",
+        on_conflict="skip",
     )
 
 

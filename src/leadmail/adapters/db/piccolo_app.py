@@ -9,6 +9,8 @@ from piccolo.conf.apps import AppConfig
 from leadmail.adapters.db.tables import (
     Accounts,
     ApiKeys,
+    CampaignRecipients,
+    Campaigns,
     IdempotencyKeys,
     LeadImportChunks,
     LeadImportErrors,
@@ -31,6 +33,8 @@ APP_CONFIG = AppConfig(
         LeadImports,
         LeadImportChunks,
         LeadImportErrors,
+        Campaigns,
+        CampaignRecipients,
     ],
     migration_dependencies=[],
     commands=[],

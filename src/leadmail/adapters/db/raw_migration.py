@@ -1,9 +1,11 @@
 """Migrations that are plain SQL (what Piccolo's column options cannot express, such as
-composite indexes): one statement list forwards, one backwards."""
+composite indexes): one statement list forwards, one backwards; or a generated migration's
+tables with such SQL after them, in one migration."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from piccolo.apps.migrations.auto.migration_manager import MigrationManager
 from piccolo.engine import engine_finder
@@ -41,3 +43,26 @@ def sql_migration(
     manager.add_raw(apply)
     manager.add_raw_backwards(undo)
     return manager
+
+
+@dataclass
+class TablesThenSql(MigrationManager):
+    """A generated migration (its tables and columns, as Piccolo's auto migrations read
+    them) with plain SQL run after them in the same transaction: forwards, the tables
+    then ``sql_forwards`` (indexes on the new tables); backwards, ``sql_backwards`` then
+    the tables dropped. (Piccolo runs a migration's raw steps before its tables.)"""
+
+    sql_forwards: Sequence[str] = ()
+    sql_backwards: Sequence[str] = ()
+
+    async def run(self, backwards: bool = False) -> None:
+        engine = engine_finder()  # the database `leadmail migrate` bound
+        assert engine is not None
+        async with engine.transaction():  # the steps below join it
+            if backwards and not self.preview:
+                for statement in self.sql_backwards:
+                    await engine.run_ddl(statement)
+            await super().run(backwards=backwards)
+            if not backwards and not self.preview:
+                for statement in self.sql_forwards:
+                    await engine.run_ddl(statement)

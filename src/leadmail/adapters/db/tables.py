@@ -16,6 +16,8 @@ from piccolo.columns import (
     JSONB,
     Array,
     BigInt,
+    BigSerial,
+    Boolean,
     Bytea,
     ForeignKey,
     Integer,
@@ -40,6 +42,8 @@ class Tables:
     lead_imports: Any
     lead_import_chunks: Any
     lead_import_errors: Any
+    campaigns: Any
+    campaign_recipients: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -154,6 +158,44 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         field = Text()
         message = Text()
 
+    class Campaigns(Table, tablename="campaigns", db=engine):
+        campaign_id = Varchar(length=40, primary_key=True)
+        # Listed per account through an index the migration creates.
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        name = Varchar(length=200)
+        # No foreign key: a template may leave the catalog (the campaign then fails).
+        template_id = Varchar(length=64)
+        audience = JSONB()  # the segment, as LeadFilter.to_json writes it
+        variables = JSONB()  # shared values, text by name
+        sender = Text()  # formatted: '"Name" <address>'
+        reply_to = Text(null=True, default=None)
+        send_at = Timestamptz(null=True, default=None)
+        status = Varchar(length=16, index=True)
+        failure_reason = Text()
+        created_at = Timestamptz()
+        updated_at = Timestamptz()
+        started_at = Timestamptz(null=True, default=None)
+        finished_at = Timestamptz(null=True, default=None)
+
+    class CampaignRecipients(Table, tablename="campaign_recipients", db=engine):
+        # One per lead of a campaign's frozen audience: (campaign_id, lead_id) is unique
+        # through an index the migration creates, and (campaign_id, status, lead_id)
+        # indexed for claims, counts and pages by status.
+        recipient_id = BigSerial(primary_key=True)
+        campaign_id = ForeignKey(references=Campaigns, on_delete=OnDelete.cascade, null=False)
+        # No foreign keys: a lead deleted after the freeze stays a recipient, and a
+        # message id is given before its message is written.
+        lead_id = Varchar(length=40)
+        email = Varchar(length=254)
+        status = Varchar(length=16)
+        message_id = Varchar(length=40, null=True, default=None)
+        batch_id = Varchar(length=40, null=True, default=None)
+        claim_id = Varchar(length=40, null=True, default=None)  # who holds the batch now
+        retry = Boolean()  # its batch expired, to be claimed again as it was
+        lease_until = Timestamptz(null=True, default=None)
+        error = Text()
+        updated_at = Timestamptz()
+
     return Tables(
         accounts=Accounts,
         api_keys=ApiKeys,
@@ -164,6 +206,8 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         lead_imports=LeadImports,
         lead_import_chunks=LeadImportChunks,
         lead_import_errors=LeadImportErrors,
+        campaigns=Campaigns,
+        campaign_recipients=CampaignRecipients,
     )
 
 
@@ -177,3 +221,5 @@ IdempotencyKeys = _MIGRATION_TABLES.idempotency_keys
 LeadImports = _MIGRATION_TABLES.lead_imports
 LeadImportChunks = _MIGRATION_TABLES.lead_import_chunks
 LeadImportErrors = _MIGRATION_TABLES.lead_import_errors
+Campaigns = _MIGRATION_TABLES.campaigns
+CampaignRecipients = _MIGRATION_TABLES.campaign_recipients

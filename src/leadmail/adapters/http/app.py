@@ -11,6 +11,7 @@ from litestar._openapi.plugin import OpenAPIPlugin
 
 from leadmail.adapters.http.answers import JsonAnswer
 from leadmail.adapters.http.auth import BearerKeyAuth
+from leadmail.adapters.http.campaigns import CampaignController
 from leadmail.adapters.http.email import REPLAYABLE, EmailController
 from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
 from leadmail.adapters.http.lead_files import LeadFileController
@@ -64,6 +65,7 @@ def build_app(
                 send_email=services.send_email,
                 send_template_email=services.send_template_email,
             ),
+            bound_controller(CampaignController, campaigns=services.campaigns),
         ],
         before_request=BearerKeyAuth(services.keys, exclude_prefixes=("/schema",)),
         exception_handlers=EXCEPTION_HANDLERS,

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar
 
 import msgspec
-from litestar import Controller, Request, Response, get, post
+from litestar import Request, Response, get, post
 from litestar.params import FromPath, HeaderParameter, JSONBody
 
 from leadmail.adapters.http.answers import JsonAnswer
-from leadmail.adapters.http.discovery import options_for
+from leadmail.adapters.http.discovery import DiscoverableController, options_for
 from leadmail.adapters.http.envelopes import (
     MessageEnvelope,
     MessageListEnvelope,
@@ -82,7 +82,7 @@ def sent_message(result: SendResult) -> str:
 _TEMPLATE_LIST = PreparedOnce()
 
 
-class EmailController(Controller):
+class EmailController(DiscoverableController):
     path = "/api/v1/email"
     tags = ["email"]
     # Bound by build_app, as LeadController's service.

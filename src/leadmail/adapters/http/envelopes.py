@@ -8,6 +8,7 @@ from typing import Any, Literal, Self
 
 import msgspec
 
+from leadmail.adapters.http.campaign_schemas import CampaignOut, CampaignPageOut, RecipientPageOut
 from leadmail.adapters.http.import_schemas import ImportErrorPageOut, ImportOut
 from leadmail.adapters.http.schemas import (
     AllowedOut,
@@ -114,6 +115,14 @@ class ValidationErrorEnvelope(_Failed):
     data: ValidationErrors
 
 
+class RefusedEnvelope(_Failed):
+    """A 422 that is either VALIDATION_FAILED (``data.errors``) or a refusal with nothing
+    more to say than its code (AUDIENCE_EMPTY: no ``data``)."""
+
+    code: str
+    data: ValidationErrors | msgspec.UnsetType = msgspec.UNSET
+
+
 class LeadExistsEnvelope(_Failed):
     code: Literal["LEAD_EXISTS"]
     data: ExistingLead
@@ -161,3 +170,15 @@ class ImportEnvelope(Ok):
 
 class ImportErrorPageEnvelope(Ok):
     data: ImportErrorPageOut
+
+
+class CampaignEnvelope(Ok):
+    data: CampaignOut
+
+
+class CampaignPageEnvelope(Ok):
+    data: CampaignPageOut
+
+
+class RecipientPageEnvelope(Ok):
+    data: RecipientPageOut

@@ -7,6 +7,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 
+from leadmail.domain.campaigns import AudienceEmpty, CampaignNotFound, CampaignStateConflict
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import (
     LeadmailError,
@@ -50,12 +51,17 @@ BY_CLASS: dict[type[LeadmailError], ErrorKind] = {
         (TemplateNotFound, 404, "Template not found", "no template with that id; nothing was sent"),
         (MessageNotFound, 404, "Message not found", "no such message in your account"),
         (ImportNotFound, 404, "Import not found", "no such import in your account"),
+        (CampaignNotFound, 404, "Campaign not found", "no such campaign in your account"),
         (DuplicateLead, 409, "Lead already exists",
          "a lead with this email is already in your account; `data.lead_id` is its id"),
         (IdempotencyKeyReused, 409, "Idempotency key reused",
          "this `Idempotency-Key` was used with a different body"),
         (IdempotencyInProgress, 409, "Request in progress",
          "a request with this `Idempotency-Key` is still running"),
+        (CampaignStateConflict, 409, "Not possible now",
+         "the action does not apply to the campaign's current status, which `error` names"),
+        (AudienceEmpty, 422, "Audience empty",
+         "the audience matches no lead of your account; nothing was queued"),
         (DeliveryRejected, 502, "Email not sent",
          "the provider refused the message; `data` has every message's outcome"),
         (StorageUnavailable, 503, "Service temporarily unavailable",

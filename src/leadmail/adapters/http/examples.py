@@ -23,7 +23,7 @@ from litestar.openapi.spec import (
     RequestBody,
 )
 
-from leadmail.adapters.http import envelopes, samples
+from leadmail.adapters.http import campaign_examples, envelopes, samples
 from leadmail.adapters.http.error_table import (
     BY_CLASS,
     INTERNAL_ERROR,
@@ -123,6 +123,7 @@ SUCCESSES: dict[str, msgspec.Struct | str] = {
         ImportErrorPageOut([ImportErrorOut.of(e) for e in samples.IMPORT_ERRORS], "230"),
     ),
     "exportLeads": samples.EXPORT_CSV,
+    **campaign_examples.SUCCESSES,
 }
 
 # --- failures -----------------------------------------------------------------------
@@ -145,6 +146,7 @@ _RAISED: dict[str, LeadmailError] = {
     "IDEMPOTENCY_KEY_REUSED": IdempotencyKeyReused(),
     "IDEMPOTENCY_IN_PROGRESS": IdempotencyInProgress(),
     "STORAGE_UNAVAILABLE": StorageUnavailable(),
+    **campaign_examples.RAISED,
 }
 _SENDS: dict[type[Any], LeadmailError] = {
     envelopes.SendRejectedEnvelope: samples.failed_send(per_recipient=False, unavailable=False),

@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from leadmail.adapters.http.timestamps import to_iso
+from leadmail.adapters.http.timestamps import to_iso, to_iso_or_none
 from leadmail.domain.lead_imports import ImportStatus, LeadImport, RowError
 
 ImportStatusOut = Literal["queued", "running", "done", "failed"]
@@ -48,13 +48,9 @@ class ImportOut(msgspec.Struct):
             eta_seconds=lead_import.eta_seconds(now),
             error=lead_import.error,
             created_at=to_iso(lead_import.created_at),
-            started_at=_moment(lead_import.started_at),
-            finished_at=_moment(lead_import.finished_at),
+            started_at=to_iso_or_none(lead_import.started_at),
+            finished_at=to_iso_or_none(lead_import.finished_at),
         )
-
-
-def _moment(value: datetime | None) -> str | None:
-    return None if value is None else to_iso(value)
 
 
 class ImportErrorOut(msgspec.Struct):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from litestar import Controller, Request, get, post
+from litestar import Request, get, post
 from litestar.params import FromPath, Parameter
 from litestar.response import Stream
 
 from leadmail.adapters.http import segments as s
-from leadmail.adapters.http.discovery import options_for
+from leadmail.adapters.http.discovery import DiscoverableController, options_for
 from leadmail.adapters.http.envelopes import ImportEnvelope, ImportErrorPageEnvelope
 from leadmail.adapters.http.import_schemas import ImportErrorOut, ImportErrorPageOut, ImportOut
 from leadmail.adapters.http.operation_errors import error_responses
@@ -36,7 +36,7 @@ IMPORT_TEXT = (
 )
 
 
-class LeadFileController(Controller):
+class LeadFileController(DiscoverableController):
     path = "/api/v1/leads"
     tags = ["leads"]
     imports: ClassVar[LeadImportService]

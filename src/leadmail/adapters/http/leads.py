@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar
 
 import msgspec
-from litestar import Controller, Request, delete, get, post, put
+from litestar import Request, delete, get, post, put
 from litestar.params import FromPath, JSONBody, Parameter
 
 from leadmail.adapters.http import segments as s
-from leadmail.adapters.http.discovery import options_for
+from leadmail.adapters.http.discovery import DiscoverableController, options_for
 from leadmail.adapters.http.envelopes import (
     DeletedLeadEnvelope,
     LeadCountEnvelope,
@@ -42,7 +42,7 @@ from leadmail.services.leads import LeadService
 AuthedRequest = Request[Principal, Any, Any]
 
 
-class LeadController(Controller):
+class LeadController(DiscoverableController):
     """Litestar makes one instance of a controller per app; build_app gives it the service
     (bound_controller), so no handler resolves a dependency per request."""
 

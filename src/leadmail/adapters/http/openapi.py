@@ -22,7 +22,14 @@ from litestar.openapi.spec import (
 )
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
-from leadmail.adapters.http import envelopes, examples, request_examples, schemas
+from leadmail.adapters.http import (
+    campaign_schemas,
+    envelopes,
+    examples,
+    request_examples,
+    schemas,
+)
+from leadmail.adapters.http.campaign_rules import state_campaign_rules
 from leadmail.adapters.http.docs import docs_plugins
 from leadmail.adapters.http.envelopes import (
     ErrorEnvelope,
@@ -49,6 +56,12 @@ COMPONENT_NAMES = {
     schemas.MessagesOut: "MessageList",
     schemas.TemplateOut: "Template",
     envelopes.FieldErrorOut: "FieldError",
+    campaign_schemas.CampaignIn: "NewCampaign",
+    campaign_schemas.CampaignOut: "Campaign",
+    campaign_schemas.CampaignPageOut: "CampaignPage",
+    campaign_schemas.CountsOut: "CampaignCounts",
+    campaign_schemas.RecipientOut: "CampaignRecipient",
+    campaign_schemas.RecipientPageOut: "CampaignRecipientPage",
 }
 
 REQUEST_BODIES = (
@@ -57,6 +70,7 @@ REQUEST_BODIES = (
     schemas.TagsIn,
     schemas.SendEmailIn,
     schemas.SendTemplateIn,
+    campaign_schemas.CampaignIn,
 )
 
 _HEADER_TEXT = {
@@ -81,6 +95,7 @@ def finish(
     renames = {cls.__name__: name for cls, name in COMPONENT_NAMES.items()}
     schemas_ = document.components.schemas
     state_rules(schemas_, sender_required=sender_required)
+    state_campaign_rules(schemas_, sender_required=sender_required)
     message = schemas_.get(schemas.MessageOut.__name__)
     if providers and isinstance(message, Schema) and message.properties:
         provider = message.properties["provider"]
@@ -164,6 +179,12 @@ def _method_not_allowed() -> OpenAPIResponse:
 def _not_null(schema: Schema | Reference | None) -> Schema | Reference | None:
     """An optional parameter is omitted, never sent as null: ``T | None`` is documented as
     ``T`` (a generated client then takes a string, not None)."""
+    if isinstance(schema, Schema) and isinstance(schema.type, list):  # a closed list | None
+        kinds = [kind for kind in schema.type if kind != OpenAPIType.NULL]
+        schema.type = kinds[0] if len(kinds) == 1 else kinds
+        if schema.enum is not None:
+            schema.enum = [value for value in schema.enum if value is not None]
+        return schema
     if not isinstance(schema, Schema) or not schema.one_of:
         return schema
     kept = [s for s in schema.one_of if not (isinstance(s, Schema) and s.type == OpenAPIType.NULL)]

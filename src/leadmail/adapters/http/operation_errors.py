@@ -15,6 +15,7 @@ from leadmail.adapters.http.envelopes import (
     ErrorEnvelope,
     InternalErrorEnvelope,
     LeadExistsEnvelope,
+    RefusedEnvelope,
     ValidationErrorEnvelope,
 )
 from leadmail.adapters.http.error_table import (
@@ -88,6 +89,8 @@ def _envelope(kinds: list[ErrorKind], sends: tuple[type[Any], type[Any]] | None)
     typed = {data[kind.code] for kind in kinds if kind.code in data}
     if not typed:
         return ErrorEnvelope
+    if typed == {ValidationErrorEnvelope} and len(kinds) > 1 and sends is None:
+        return RefusedEnvelope  # VALIDATION_FAILED beside a code without data
     if len(typed) > 1 or (len(kinds) > 1 and sends is not None and sends[1] not in typed):
         # Only a send's 503 data is optional (absent when the database failed).
         codes = ", ".join(kind.code for kind in kinds)

@@ -9,9 +9,11 @@ from typing import Any
 from litestar.openapi.spec import Parameter, Schema
 
 from leadmail.adapters.http.rules import SPACE, TAG_EDGE, TAGS, apply_rule
+from leadmail.domain.campaigns import CAMPAIGN_ID
 from leadmail.domain.idempotency import MAX_KEY_LENGTH
 from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
 from leadmail.domain.tags import MAX_TAG
+from leadmail.services.campaigns import RECIPIENT_CURSOR
 
 # Tags in one text, comma-separated (an import's): blank items are none.
 _ITEM = f"[{SPACE}]*(?:[{TAG_EDGE}](?:[{TAG_EDGE} ]{{0,{MAX_TAG - 2}}}[{TAG_EDGE}])?)?[{SPACE}]*"
@@ -33,11 +35,15 @@ PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("query", "email"): {"pattern": r"^[^\x00]*$"},
     ("query", "source"): {"pattern": r"^[^\x00]*$"},
     ("query", "phone"): {"pattern": r"^[^\x00]*$"},
+    # A campaign's id, as new_campaign_id makes it (any other is no campaign: 404).
+    ("path", "campaign_id"): {"maxLength": 40, "pattern": CAMPAIGN_ID.pattern},
 }
 # Parameters of one operation, by (operation id, name), before those above.
 OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     # A page of an import's error rows: after this row number.
     ("listLeadImportErrors", "cursor"): {"maxLength": 9, "pattern": r"^[0-9]{1,9}$"},
+    # A page of a campaign's recipients: after this lead id.
+    ("listCampaignRecipients", "cursor"): {"maxLength": 40, "pattern": RECIPIENT_CURSOR.pattern},
 }
 
 

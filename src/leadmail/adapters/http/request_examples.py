@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from leadmail.adapters.http import samples, schemas
+from leadmail.adapters.http import campaign_examples, campaign_schemas, samples, schemas
 
 _WELCOME_VARIABLES = {
     "school_name": "Northwind Academy",
@@ -50,6 +50,13 @@ REQUESTS: dict[type[Any], dict[str, Any]] = {
         "to": ["ada@example.com", "grace@example.com"],
         "template_id": "welcome",
         "variables": _WELCOME_VARIABLES,
+        "from": samples.SENDER,
+    },
+    campaign_schemas.CampaignIn: {
+        "name": campaign_examples.CAMPAIGN.name,
+        "template_id": "welcome",
+        "audience": campaign_examples.AUDIENCE,
+        "variables": campaign_examples.VARIABLES,
         "from": samples.SENDER,
     },
 }

@@ -24,3 +24,8 @@ def to_iso(moment: datetime) -> str:
         y, mo, d, h, mi, sec = key
         head = _SECONDS[key] = f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{sec:02d}"
     return f"{head}.{_MILLIS[moment.microsecond // 1000]}Z"
+
+
+def to_iso_or_none(moment: datetime | None) -> str | None:
+    """``to_iso``, or None for no moment (one that has not come: ``finished_at``)."""
+    return None if moment is None else to_iso(moment)

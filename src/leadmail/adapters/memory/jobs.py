@@ -4,6 +4,7 @@ server per database) and of the memory adapters."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 import structlog
 
@@ -14,24 +15,33 @@ log = structlog.get_logger("leadmail.jobs")
 
 class InProcessJobQueue(JobQueue):
     """Each job runs as soon as one of ``concurrency`` places is free, while the queue is
-    started; jobs queued before ``start`` wait for it. ``stop`` cancels what runs (an
-    import is resumed from its last batch at the next start)."""
+    started; jobs queued before ``start`` wait for it. A job with a ``run_at`` ahead waits
+    for it on a timer (kept in memory only: the services queue such jobs again when the
+    server starts). ``stop`` cancels what runs and what waits (an import is resumed from
+    its last batch at the next start)."""
 
     def __init__(self, concurrency: int = 2) -> None:
         self._handlers: dict[str, JobHandler] = {}
         self._places = asyncio.Semaphore(concurrency)
         self._tasks: set[asyncio.Task[None]] = set()
-        self._waiting: list[tuple[str, str]] = []
+        self._timers: set[asyncio.Task[None]] = set()
+        self._waiting: list[tuple[str, str, datetime | None]] = []
         self._started = False
 
     def handle(self, kind: str, handler: JobHandler) -> None:
         self._handlers[kind] = handler
 
-    async def enqueue(self, kind: str, payload: str) -> None:
+    async def enqueue(self, kind: str, payload: str, *, run_at: datetime | None = None) -> None:
         if kind not in self._handlers:
             raise LookupError(f"no handler for jobs of kind {kind!r}")
         if not self._started:
-            self._waiting.append((kind, payload))
+            self._waiting.append((kind, payload, run_at))
+            return
+        delay = 0.0 if run_at is None else (run_at - datetime.now(UTC)).total_seconds()
+        if delay > 0:
+            timer = asyncio.create_task(self._later(delay, kind, payload))
+            self._timers.add(timer)
+            timer.add_done_callback(self._timers.discard)
             return
         task = asyncio.create_task(self._run(kind, payload))
         self._tasks.add(task)
@@ -40,20 +50,25 @@ class InProcessJobQueue(JobQueue):
     async def start(self) -> None:
         self._started = True
         waiting, self._waiting = self._waiting, []
-        for kind, payload in waiting:
-            await self.enqueue(kind, payload)
+        for kind, payload, run_at in waiting:
+            await self.enqueue(kind, payload, run_at=run_at)
 
     async def stop(self) -> None:
         self._started = False
-        tasks = list(self._tasks)
+        tasks = [*self._timers, *self._tasks]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def idle(self) -> None:
-        """Until every job queued so far has finished (for tests)."""
+        """Until every job queued so far that is due has finished (for tests; a job
+        waiting for its ``run_at`` is not waited for)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def _later(self, delay: float, kind: str, payload: str) -> None:
+        await asyncio.sleep(delay)
+        await self.enqueue(kind, payload)
 
     async def _run(self, kind: str, payload: str) -> None:
         async with self._places:

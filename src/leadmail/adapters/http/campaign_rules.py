@@ -1,0 +1,110 @@
+"""The rules of a campaign's request body (NewCampaign), stated in the OpenAPI document from
+the domain's own limits: above all its ``audience``, a segment as a JSON object, whose
+filters, value types and ``field.<key>`` names the document spells out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.openapi.spec import Schema
+from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
+
+from leadmail.adapters.http.campaign_schemas import CampaignIn
+from leadmail.adapters.http.rules import ADDRESS, LEAD_FIELDS, TAG, TEMPLATE_FIELDS, apply_rule
+from leadmail.domain.custom_fields import FIELD_KEY, MAX_FIELD_TEXT, MAX_FIELDS
+from leadmail.domain.segments import (
+    EXACT_FILTERS,
+    FIELD_PREFIX,
+    FILTER_NAMES,
+    TAG_FILTERS,
+    TIME_FILTERS,
+)
+from leadmail.domain.tags import MAX_TAGS
+from leadmail.services.campaign_checks import MAX_VARIABLES
+
+_NO_NUL = r"^[^\x00]*$"
+AUDIENCE_TEXT = (
+    "The segment: the filters of listLeads as a JSON object (`{}`: every lead). `tag`,"
+    " `any_tag`, `not_tag`: a tag or a list of tags; `email`, `source`, `phone`: text;"
+    " `created_after`, `created_before`: RFC 3339; `field.<key>`: a custom field's value,"
+    ' compared as its own JSON type (`42` matches numbers, `"42"` text).'
+)
+
+
+def _string(**rule: Any) -> Schema:
+    schema = Schema(type=OpenAPIType.STRING)
+    apply_rule(schema, rule)
+    return schema
+
+
+def _tag_filter() -> Schema:
+    return Schema(
+        one_of=[
+            _string(**TAG),
+            Schema(type=OpenAPIType.ARRAY, items=_string(**TAG), max_items=MAX_TAGS),
+        ]
+    )
+
+
+def audience_schema() -> Schema:
+    properties: dict[str, Schema] = {name: _tag_filter() for name in TAG_FILTERS}
+    properties |= {name: _string(pattern=_NO_NUL) for name in EXACT_FILTERS}
+    properties |= {name: _string(format="date-time") for name in TIME_FILTERS}
+    field_value = Schema(
+        one_of=[
+            _string(maxLength=MAX_FIELD_TEXT, pattern=_NO_NUL),
+            Schema(type=OpenAPIType.NUMBER),
+            Schema(type=OpenAPIType.BOOLEAN),
+        ]
+    )
+    key = FIELD_KEY.pattern.removeprefix("^")
+    return Schema(
+        type=OpenAPIType.OBJECT,
+        description=AUDIENCE_TEXT,
+        properties=dict(properties),
+        pattern_properties={f"^{FIELD_PREFIX.replace('.', '[.]')}{key}": field_value},
+        additional_properties=False,
+        max_properties=len(FILTER_NAMES) + MAX_FIELDS,
+    )
+
+
+def state_campaign_rules(components: dict[str, Any], *, sender_required: bool) -> None:
+    """Write the rules into NewCampaign (keyed by its class name). ``sender_required``: no
+    default sender is configured, so ``from`` must be sent."""
+    body = components.get(CampaignIn.__name__)
+    if not isinstance(body, Schema) or not body.properties:
+        return
+    props = body.properties
+    props["audience"] = audience_schema()
+    props["variables"] = Schema(
+        type=OpenAPIType.OBJECT,
+        description=(
+            "Shared values by template variable name, used where a lead has no value of"
+            " its own (the lead's wins)"
+        ),
+        max_properties=MAX_VARIABLES,
+        property_names=_string(pattern=_NO_NUL),
+        additional_properties=_string(pattern=_NO_NUL),
+    )
+    props["draft"] = Schema(
+        type=OpenAPIType.BOOLEAN,
+        default=False,
+        description="Stay a draft until startCampaign (else it starts at once or at `send_at`)",
+    )
+    strings = {
+        "name": LEAD_FIELDS["name"],
+        "template_id": TEMPLATE_FIELDS["template_id"],
+        "from": ADDRESS,
+        "reply_to": ADDRESS,
+        "send_at": {"format": OpenAPIFormat.DATE_TIME.value},
+    }
+    for name, rule in strings.items():
+        prop = props[name]
+        for schema in (prop.one_of or [prop]) if isinstance(prop, Schema) else ():
+            if isinstance(schema, Schema) and schema.type == OpenAPIType.STRING:
+                apply_rule(schema, rule)
+    if sender_required:
+        [sender] = [s for s in props["from"].one_of or () if isinstance(s, Schema)  # type: ignore[union-attr]
+                    and s.type == OpenAPIType.STRING]  # fmt: skip
+        props["from"] = sender
+        body.required = sorted({*(body.required or ()), "from"})

@@ -1,0 +1,218 @@
+"""/api/v1/campaigns: one template to a whole segment, sent in the background."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from litestar import Request, get, post
+from litestar.params import FromPath, JSONBody, Parameter
+
+from leadmail.adapters.http.campaign_schemas import (
+    CampaignIn,
+    CampaignOut,
+    CampaignPageOut,
+    RecipientPageOut,
+    RecipientStatusOut,
+)
+from leadmail.adapters.http.discovery import DiscoverableController, options_for
+from leadmail.adapters.http.envelopes import (
+    CampaignEnvelope,
+    CampaignPageEnvelope,
+    RecipientPageEnvelope,
+)
+from leadmail.adapters.http.operation_errors import error_responses
+from leadmail.domain.campaigns import (
+    AudienceEmpty,
+    CampaignNotFound,
+    CampaignStateConflict,
+    RecipientStatus,
+)
+from leadmail.domain.email import SenderNotAllowed
+from leadmail.domain.errors import TemplateNotFound, ValidationFailed
+from leadmail.domain.keys import Principal
+from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from leadmail.services.campaigns import CampaignService
+
+AuthedRequest = Request[Principal, Any, Any]
+CampaignId = FromPath[str]
+Limit = Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)]
+CREATE_TEXT = (
+    "`audience` is a segment as a JSON object, the filters of listLeads by the same names"
+    " (`{}`: every lead); each lead fills the template's variables with its own (`name`,"
+    " `first_name`, `email`, `source`, custom fields by key), and `variables` fills what a"
+    " lead lacks (the lead's own value wins). It starts at once, at `send_at` (a time past:"
+    " at once), or stays `draft` until startCampaign. Refused, with nothing stored: an"
+    " unknown template (404), an audience matching no lead (422 `AUDIENCE_EMPTY`), a"
+    " template variable that neither `variables` nor any lead of the audience can supply"
+    " (422 naming `variables.<name>`). A lead without such a variable is `skipped`."
+)
+ACTION_TEXT = (
+    "Statuses an action applies to: start (draft), pause (scheduled, running), resume"
+    " (paused), cancel (draft, scheduled, running, paused); any other: 409 `CAMPAIGN_STATE`"
+    " naming the current status."
+)
+_STATE = (CampaignNotFound, CampaignStateConflict)
+
+
+class CampaignController(DiscoverableController):
+    path = "/api/v1/campaigns"
+    tags = ["campaigns"]
+    campaigns: ClassVar[CampaignService]
+
+    collection_options = options_for("/", "GET", "POST")
+    item_options = options_for("/{campaign_id:str}", "GET")
+    start_options = options_for("/{campaign_id:str}/start", "POST")
+    pause_options = options_for("/{campaign_id:str}/pause", "POST")
+    resume_options = options_for("/{campaign_id:str}/resume", "POST")
+    cancel_options = options_for("/{campaign_id:str}/cancel", "POST")
+    recipients_options = options_for("/{campaign_id:str}/recipients", "GET")
+
+    @post(
+        "/",
+        status_code=201,
+        summary="Create a campaign",
+        description=CREATE_TEXT,
+        operation_id="createCampaign",
+        responses=error_responses(
+            ValidationFailed, TemplateNotFound, AudienceEmpty, SenderNotAllowed, body=True
+        ),
+    )
+    async def create_campaign(
+        self, request: AuthedRequest, data: JSONBody[CampaignIn]
+    ) -> CampaignEnvelope:
+        view = await self.campaigns.create(request.user.account_id, data.request())
+        return CampaignEnvelope.of("Campaign created", CampaignOut.of(view))
+
+    @get(
+        "/",
+        summary="List campaigns, newest first",
+        description="Cursor pagination: pass `next_cursor` back as `cursor`. `limit` is 1-100.",
+        operation_id="listCampaigns",
+        responses=error_responses(ValidationFailed),
+    )
+    async def list_campaigns(
+        self,
+        request: AuthedRequest,
+        limit: Limit = DEFAULT_PAGE_SIZE,
+        cursor: Annotated[
+            str | None, Parameter(description="`next_cursor` of the previous page, as it came")
+        ] = None,
+    ) -> CampaignPageEnvelope:
+        page = await self.campaigns.list(request.user.account_id, limit, cursor)
+        return CampaignPageEnvelope.of("Campaigns retrieved", CampaignPageOut.of(page))
+
+    @get(
+        "/{campaign_id:str}",
+        summary="Get a campaign, its counts and its pace",
+        description=(
+            "`counts` always add up to `total` (before the start: the leads the audience"
+            " matches now, all pending); `rate_per_minute` is recipients sent in the last"
+            " minute; `eta_seconds` the time left at that pace while running."
+        ),
+        operation_id="getCampaign",
+        responses=error_responses(CampaignNotFound),
+    )
+    async def get_campaign(
+        self, request: AuthedRequest, campaign_id: CampaignId
+    ) -> CampaignEnvelope:
+        view = await self.campaigns.get(request.user.account_id, campaign_id)
+        return CampaignEnvelope.of("Campaign retrieved", CampaignOut.of(view))
+
+    @post(
+        "/{campaign_id:str}/start",
+        status_code=200,
+        summary="Start a draft campaign",
+        description="The checks of createCampaign again, then the audience is frozen. "
+        + ACTION_TEXT,
+        operation_id="startCampaign",
+        responses=error_responses(*_STATE, TemplateNotFound, AudienceEmpty, ValidationFailed),
+    )
+    async def start_campaign(
+        self, request: AuthedRequest, campaign_id: CampaignId
+    ) -> CampaignEnvelope:
+        view = await self.campaigns.start(request.user.account_id, campaign_id)
+        return CampaignEnvelope.of("Campaign started", CampaignOut.of(view))
+
+    @post(
+        "/{campaign_id:str}/pause",
+        status_code=200,
+        summary="Pause a campaign",
+        description=ACTION_TEXT,
+        operation_id="pauseCampaign",
+        responses=error_responses(*_STATE),
+    )
+    async def pause_campaign(
+        self, request: AuthedRequest, campaign_id: CampaignId
+    ) -> CampaignEnvelope:
+        view = await self.campaigns.pause(request.user.account_id, campaign_id)
+        return CampaignEnvelope.of("Campaign paused", CampaignOut.of(view))
+
+    @post(
+        "/{campaign_id:str}/resume",
+        status_code=200,
+        summary="Resume a paused campaign",
+        description="It goes on with its pending recipients only. " + ACTION_TEXT,
+        operation_id="resumeCampaign",
+        responses=error_responses(*_STATE),
+    )
+    async def resume_campaign(
+        self, request: AuthedRequest, campaign_id: CampaignId
+    ) -> CampaignEnvelope:
+        view = await self.campaigns.resume(request.user.account_id, campaign_id)
+        return CampaignEnvelope.of("Campaign resumed", CampaignOut.of(view))
+
+    @post(
+        "/{campaign_id:str}/cancel",
+        status_code=200,
+        summary="Cancel a campaign",
+        description="Its pending recipients become `cancelled`. " + ACTION_TEXT,
+        operation_id="cancelCampaign",
+        responses=error_responses(*_STATE),
+    )
+    async def cancel_campaign(
+        self, request: AuthedRequest, campaign_id: CampaignId
+    ) -> CampaignEnvelope:
+        view = await self.campaigns.cancel(request.user.account_id, campaign_id)
+        return CampaignEnvelope.of("Campaign cancelled", CampaignOut.of(view))
+
+    @get(
+        "/{campaign_id:str}/recipients",
+        summary="List a campaign's recipients",
+        description=(
+            "In lead id order, once the campaign has started (a draft has none); cursor"
+            " pagination: pass `next_cursor` back as `cursor`. `limit` is 1-100. A"
+            " recipient's `message_id` opens at getMessage once its outcome is known."
+        ),
+        operation_id="listCampaignRecipients",
+        responses=error_responses(CampaignNotFound, ValidationFailed),
+    )
+    async def list_recipients(
+        self,
+        request: AuthedRequest,
+        campaign_id: CampaignId,
+        status: Annotated[
+            RecipientStatusOut | None, Parameter(description="Only the recipients of this status")
+        ] = None,
+        limit: Limit = DEFAULT_PAGE_SIZE,
+        cursor: Annotated[
+            str | None,
+            Parameter(description="`next_cursor` of the previous page: the last lead id shown"),
+        ] = None,
+    ) -> RecipientPageEnvelope:
+        wanted = _status_of(request)  # as sent: the parameter above documents it
+        page = await self.campaigns.recipients(
+            request.user.account_id, campaign_id, wanted, limit, cursor
+        )
+        return RecipientPageEnvelope.of("Recipients retrieved", RecipientPageOut.of(page))
+
+
+def _status_of(request: AuthedRequest) -> RecipientStatus | None:
+    given = request.query_params.getall("status", [])
+    if not given:
+        return None
+    if len(given) > 1:
+        raise ValidationFailed.one("status", "may be given only once")
+    shown = {str(s.shown) for s in RecipientStatus}
+    if given[0] not in shown:
+        raise ValidationFailed.one("status", f"must be one of {', '.join(sorted(shown))}")
+    return RecipientStatus(given[0])

@@ -1,0 +1,49 @@
+"""The background work of a serving process: its job worker started and stopped, and the
+work a stopped server left behind queued again (imports, campaigns)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Protocol
+
+import structlog
+
+from leadmail.services.registry import Services
+
+log = structlog.get_logger("leadmail")
+
+
+class Worker(Protocol):
+    """A job queue's worker (InProcessJobQueue, PgQueuerJobQueue)."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+@contextlib.asynccontextmanager
+async def running_jobs(worker: Worker, services: Services, *, shared: bool) -> AsyncIterator[None]:
+    """The job worker of this process, with the imports a stopped server left unfinished
+    queued again (``shared``, on Postgres: only those idle a while, as pgqueuer itself
+    retries a job whose worker stopped, and a CLI import may still be running), and from
+    then on every minute those idle two minutes; and the jobs of the running and scheduled
+    campaigns (a job still queued on Postgres is not doubled)."""
+    resumed = await services.imports.resume_unfinished(idle_for=120.0 if shared else 0.0)
+    if resumed:
+        log.info("imports_resumed", imports=resumed)
+    forgotten = await services.imports.forget_abandoned_uploads()
+    if forgotten:
+        log.info("abandoned_uploads_deleted", imports=forgotten)
+    campaigns = await services.campaigns.requeue_active()
+    if campaigns:
+        log.info("campaigns_queued", campaigns=campaigns)
+    await worker.start()
+    watching = asyncio.create_task(services.imports.keep_resuming())
+    try:
+        yield
+    finally:
+        watching.cancel()
+        await asyncio.gather(watching, return_exceptions=True)
+        await worker.stop()

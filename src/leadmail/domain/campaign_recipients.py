@@ -1,0 +1,98 @@
+"""A campaign's recipients: one per lead of its audience, frozen when it starts. The
+recipient rows are the truth of what was sent; the job queue only drives the work."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from leadmail.domain.campaigns import Campaign, RecipientStatus
+from leadmail.domain.lead_variables import template_variables
+from leadmail.domain.leads import Lead
+
+BATCH_ID_PREFIX = "bat_"
+# The error of a recipient left ``unknown`` (expire, not retryable).
+STOPPED = "the worker stopped before recording the provider's answer"
+# Of a retryable batch left when its campaign is cancelled: its first try may have landed.
+CANCELLED_UNKNOWN = "the campaign was cancelled before a retry could learn the outcome"
+
+
+def new_batch_id() -> str:
+    """A batch's id; also the provider's Idempotency-Key for it (kept for a retry)."""
+    return BATCH_ID_PREFIX + secrets.token_urlsafe(16)
+
+
+def new_claim_id() -> str:
+    """Who holds a batch now: a new one per claim, so a worker that lost its batch (its
+    lease expired and another took it again) can record nothing."""
+    return secrets.token_hex(12)
+
+
+def lacks_variable(name: str) -> str:
+    """The error of a recipient skipped for a template variable it has no value for."""
+    return (
+        f"the lead has no custom field `{name}` for the template's variable of that name,"
+        " and `variables` does not give it"
+    )
+
+
+def values_for(campaign: Campaign, lead: Lead) -> dict[str, str]:
+    """What a campaign's template is filled with for one lead: its shared ``variables``,
+    with the lead's own variables over them (the lead's value wins)."""
+    return {**campaign.variables, **template_variables(lead)}
+
+
+@dataclass(frozen=True, slots=True)
+class Recipient:
+    """One lead of a campaign's frozen audience. ``message_id`` is ours, given when the
+    recipient is first claimed and kept for a retry; ``batch_id`` the batch that holds
+    it; ``lease_until`` when that batch's worker's hold ends."""
+
+    campaign_id: str
+    lead_id: str
+    email: str
+    status: RecipientStatus
+    updated_at: datetime
+    message_id: str | None = None
+    batch_id: str | None = None
+    lease_until: datetime | None = None
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedBatch:
+    """Recipients a worker holds (status ``sending``) until ``lease_until``, in lead order.
+
+    ``retried``: the batch was claimed before and expired while its provider call may have
+    landed; it comes back as it was (the same ``batch_id``, recipients and message ids),
+    its messages already stored: send it again with ``batch_id`` as the Idempotency-Key.
+    ``claim_id`` is this claim's own: recording with it writes nothing once the batch was
+    claimed again."""
+
+    campaign_id: str
+    batch_id: str
+    claim_id: str
+    lease_until: datetime
+    recipients: Sequence[Recipient]
+    retried: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RecipientOutcome:
+    """What became of one recipient of a batch: a final status (sent, failed, skipped,
+    suppressed, unknown) and why, for any but sent. A skipped or suppressed recipient has
+    no message: its message id is dropped."""
+
+    lead_id: str
+    status: RecipientStatus
+    error: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.status.final or self.status is RecipientStatus.CANCELLED:
+            raise ValueError(f"not an outcome of a send: {self.status}")
+
+    @property
+    def keeps_message(self) -> bool:
+        return self.status not in (RecipientStatus.SKIPPED, RecipientStatus.SUPPRESSED)

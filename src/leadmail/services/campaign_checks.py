@@ -1,0 +1,142 @@
+"""A campaign as a client asks for it, checked: its fields (every broken one named at
+once), then against the data at creation and again at start: the template exists, the
+audience matches leads, and every template variable has a source."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TypeVar
+
+from leadmail.domain.campaigns import AudienceEmpty, Campaign, CampaignStatus, new_campaign_id
+from leadmail.domain.email import parse_sender
+from leadmail.domain.errors import FieldError, ValidationFailed
+from leadmail.domain.lead_variables import EVERY_LEAD_HAS
+from leadmail.domain.leads import RULES
+from leadmail.domain.segments import LeadFilter, moment
+from leadmail.ports.leads import LeadRepository
+from leadmail.services.addressing import Addressing
+from leadmail.services.templates import TemplateService
+
+T = TypeVar("T")
+MAX_VARIABLES = 100  # shared values a campaign may hold
+NO_SOURCE = (
+    "is used by the template, and no lead of the audience has a custom field of that name:"
+    " give it in `variables`"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignRequest:
+    """``audience``: the segment as a JSON object (LeadFilter.from_json); ``send_at``:
+    RFC 3339; ``draft``: wait for a start."""
+
+    name: str
+    template_id: str
+    audience: Mapping[str, object] = field(default_factory=dict)
+    variables: Mapping[str, str] = field(default_factory=dict)
+    sender: str | None = None
+    reply_to: str | None = None
+    send_at: str | None = None
+    draft: bool = False
+
+
+class CampaignChecks:
+    def __init__(
+        self, templates: TemplateService, leads: LeadRepository, addressing: Addressing
+    ) -> None:
+        self._templates = templates
+        self._leads = leads
+        self._addressing = addressing
+
+    def campaign_of(self, account_id: str, request: CampaignRequest, now: datetime) -> Campaign:
+        """The campaign asked for, as a draft. Raises ValidationFailed naming every broken
+        field (an audience's filter as ``audience.<name>``), or SenderNotAllowed."""
+        errors: list[FieldError] = []
+        name = _field(errors, "name", lambda: RULES["name"](request.name), "")
+        audience = _audience(errors, request.audience)
+        _variables(errors, request.variables)
+        send_at, reply_to = None, None
+        if request.send_at is not None:
+            when = request.send_at
+            send_at = _field(errors, "send_at", lambda: moment(when), None)
+        if request.reply_to is not None:
+            address = request.reply_to
+            reply_to = _checked(errors, lambda: parse_sender(address, "reply_to").formatted())
+        sender = _checked(errors, lambda: self._addressing.sender(request.sender))
+        if errors or sender is None:
+            raise ValidationFailed(errors)
+        self._addressing.allow(sender)
+        return Campaign(
+            campaign_id=new_campaign_id(),
+            account_id=account_id,
+            name=name,
+            template_id=request.template_id,
+            audience=audience,
+            sender=sender.formatted(),
+            status=CampaignStatus.DRAFT,
+            created_at=now,
+            updated_at=now,
+            variables=dict(request.variables),
+            reply_to=reply_to,
+            send_at=send_at,
+        )
+
+    async def matching(self, campaign: Campaign) -> int:
+        """How many leads the campaign's audience matches now."""
+        return await self._leads.count(campaign.account_id, campaign.audience)
+
+    async def against_data(self, campaign: Campaign) -> list[str]:
+        """The checks of a campaign's data, in this order: TemplateNotFound, AudienceEmpty,
+        ValidationFailed naming each ``variables.<name>`` the template uses that neither
+        ``variables`` nor any lead of the audience can supply (or a shared value it cannot
+        take). Returns the custom field keys each lead must have (else it is skipped)."""
+        template = await self._templates.get(campaign.template_id)
+        account, audience = campaign.account_id, campaign.audience
+        if await self._leads.count(account, audience) == 0:
+            raise AudienceEmpty()
+        shared = campaign.variables
+        supplied = (
+            EVERY_LEAD_HAS | set(shared) | set(await self._leads.field_keys(account, audience))
+        )
+        missing = [name for name in template.variables if name not in supplied]
+        if missing:
+            raise ValidationFailed([FieldError(f"variables.{name}", NO_SOURCE) for name in missing])
+        # Shared values the subject cannot take (line breaks): refused now, not per lead.
+        template.render({**dict.fromkeys(template.variables, ""), **shared})
+        return [n for n in template.variables if n not in EVERY_LEAD_HAS and n not in shared]
+
+
+def _field(errors: list[FieldError], name: str, check: Callable[[], T], fallback: T) -> T:
+    """``check()``, or ``fallback`` with its ValueError kept as the field's error."""
+    try:
+        return check()
+    except ValueError as e:
+        errors.append(FieldError(name, str(e)))
+        return fallback
+
+
+def _checked(errors: list[FieldError], check: Callable[[], T]) -> T | None:
+    """``check()``, or None with the fields its ValidationFailed names kept."""
+    try:
+        return check()
+    except ValidationFailed as e:
+        errors.extend(e.errors)
+        return None
+
+
+def _audience(errors: list[FieldError], given: Mapping[str, object]) -> LeadFilter:
+    try:
+        return LeadFilter.from_json(given)
+    except ValidationFailed as e:
+        errors.extend(FieldError(f"audience.{f.field}", f.message) for f in e.errors)
+        return LeadFilter()
+
+
+def _variables(errors: list[FieldError], given: Mapping[str, str]) -> None:
+    if len(given) > MAX_VARIABLES:
+        errors.append(FieldError("variables", f"must hold at most {MAX_VARIABLES} values"))
+    for name, value in given.items():
+        if "\x00" in name or "\x00" in value:
+            errors.append(FieldError(f"variables.{name}", "must not contain NUL characters"))

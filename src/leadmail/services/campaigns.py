@@ -1,0 +1,211 @@
+"""Campaigns managed: created (checked, then started unless a draft), started (the audience
+frozen), paused, resumed, cancelled, shown with their counts and pace, listed, and their
+recipients paged. The sending is the job CAMPAIGN_JOB, queued here and run by a worker."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Generic, TypeVar
+
+from leadmail.domain.campaign_recipients import Recipient
+from leadmail.domain.campaigns import (
+    RATE_WINDOW,
+    Campaign,
+    CampaignCounts,
+    CampaignNotFound,
+    CampaignStateConflict,
+    CampaignStatus,
+    RecipientStatus,
+    eta_seconds,
+    rate_per_minute,
+)
+from leadmail.domain.clock import Clock, utc_now
+from leadmail.domain.errors import ValidationFailed
+from leadmail.domain.lead_listing import PageCursor
+from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
+from leadmail.ports.jobs import JobQueue
+from leadmail.services.campaign_checks import CampaignChecks, CampaignRequest
+
+T = TypeVar("T")
+CAMPAIGN_JOB = "campaign.send"  # payload: the campaign id
+RECIPIENT_CURSOR = re.compile(r"^[A-Za-z0-9_-]{1,40}$")  # a lead id: the last one shown
+EARLY_BY_AT_MOST = timedelta(minutes=1)  # a job that came early waits for send_at
+_TRIES = 5  # of a transition that lost a race with another
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignView:
+    """A campaign as shown: its recipients' counts (before the start, every lead the
+    audience matches now is pending), recipients sent per minute lately, and the seconds
+    left at that pace while it runs."""
+
+    campaign: Campaign
+    counts: CampaignCounts
+    rate_per_minute: int
+    eta_seconds: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[T]):
+    items: Sequence[T]
+    next_cursor: str | None
+
+
+class CampaignService:
+    def __init__(
+        self,
+        campaigns: CampaignRepository,
+        recipients: RecipientRepository,
+        checks: CampaignChecks,
+        jobs: JobQueue,
+        clock: Clock = utc_now,
+    ) -> None:
+        self._campaigns = campaigns
+        self._recipients = recipients
+        self._checks = checks
+        self._jobs = jobs
+        self._clock = clock
+
+    async def create(self, account_id: str, request: CampaignRequest) -> CampaignView:
+        """Checked (nothing stored or queued when a check fails), stored, and started
+        unless ``request.draft``."""
+        draft = self._checks.campaign_of(account_id, request, self._clock())
+        required = await self._checks.against_data(draft)
+        await self._campaigns.add(draft)
+        if request.draft:
+            return await self._view(draft)
+        return await self._view(await self._start(draft, required))
+
+    async def start(self, account_id: str, campaign_id: str) -> CampaignView:
+        """A draft's checks again, its audience frozen, then running (or scheduled)."""
+        campaign = await self._get(account_id, campaign_id)
+        campaign.start(self._clock())  # CampaignStateConflict before any check
+        required = await self._checks.against_data(campaign)
+        return await self._view(await self._start(campaign, required))
+
+    async def pause(self, account_id: str, campaign_id: str) -> CampaignView:
+        return await self._view(await self._change(account_id, campaign_id, "pause"))
+
+    async def resume(self, account_id: str, campaign_id: str) -> CampaignView:
+        resumed = await self._change(account_id, campaign_id, "resume")
+        await self._enqueue(resumed)
+        return await self._view(resumed)
+
+    async def cancel(self, account_id: str, campaign_id: str) -> CampaignView:
+        """Cancelled; its pending recipients too (batches being sent finish)."""
+        cancelled = await self._change(account_id, campaign_id, "cancel")
+        await self._recipients.cancel_pending(campaign_id, self._clock())
+        return await self._view(cancelled)
+
+    async def get(self, account_id: str, campaign_id: str) -> CampaignView:
+        return await self._view(await self._get(account_id, campaign_id))
+
+    async def list(
+        self, account_id: str, limit: int, cursor: str | None = None
+    ) -> Page[CampaignView]:
+        """Newest first; the cursor is that of GET /api/v1/leads (time and id)."""
+        after = None if cursor is None else PageCursor.decode(cursor)
+        found = await self._campaigns.list(account_id, limit, after)
+        views = [await self._view(campaign) for campaign in found[:limit]]
+        if len(found) <= limit:
+            return Page(views, None)
+        last = found[limit - 1]
+        return Page(views, PageCursor(last.created_at, last.campaign_id).encode())
+
+    async def recipients(
+        self,
+        account_id: str,
+        campaign_id: str,
+        status: RecipientStatus | None,
+        limit: int,
+        cursor: str | None = None,
+    ) -> Page[Recipient]:
+        """In lead id order; the cursor is the last lead id shown (a draft has none)."""
+        if cursor is not None and not RECIPIENT_CURSOR.fullmatch(cursor):
+            raise ValidationFailed.one("cursor", "is not a cursor this service issued")
+        await self._get(account_id, campaign_id)
+        found = await self._recipients.page(campaign_id, status, limit, cursor)
+        if len(found) <= limit:
+            return Page(found, None)
+        return Page(found[:limit], found[limit - 1].lead_id)
+
+    async def requeue_active(self) -> int:
+        """Queue the job of every running or scheduled campaign again (a server starting:
+        the in-process queue kept nothing; on Postgres a job still queued is not doubled).
+        Returns how many."""
+        active = await self._campaigns.active()
+        for campaign in active:
+            await self._enqueue(campaign)
+        return len(active)
+
+    async def run_job(self, campaign_id: str) -> None:
+        """CAMPAIGN_JOB's handler. Part A: a scheduled campaign whose ``send_at`` has come
+        starts running (the issue's "scheduled -> running at send_at"). The sending is
+        part C's: its sender replaces this handler in bootstrap.wire."""
+        campaign = await self._campaigns.find(campaign_id)
+        if campaign is None or campaign.status is not CampaignStatus.SCHEDULED:
+            return
+        assert campaign.send_at is not None  # scheduled: its send_at was ahead
+        early = campaign.send_at - self._clock()
+        if early > EARLY_BY_AT_MOST:  # queued again at its time (a queue that kept none)
+            await self._enqueue(campaign)
+            return
+        if early > timedelta(0):  # clocks apart by a little
+            await asyncio.sleep(early.total_seconds())
+        await self._campaigns.save(campaign.begin(self._clock()), CampaignStatus.SCHEDULED)
+
+    # Helpers.
+
+    async def _get(self, account_id: str, campaign_id: str) -> Campaign:
+        found = await self._campaigns.get(account_id, campaign_id)
+        if found is None:
+            raise CampaignNotFound(campaign_id)
+        return found
+
+    async def _start(self, draft: Campaign, required: Sequence[str]) -> Campaign:
+        started = draft.start(self._clock())
+        await self._recipients.freeze(started, required)
+        saved = await self._campaigns.save(started, CampaignStatus.DRAFT)
+        if saved is None:  # changed meanwhile: started by another request, or cancelled
+            current = await self._get(draft.account_id, draft.campaign_id)
+            if current.status is CampaignStatus.CANCELLED:
+                await self._recipients.cancel_pending(draft.campaign_id, self._clock())
+            raise CampaignStateConflict(draft.campaign_id, current.status, "start")
+        await self._enqueue(saved)
+        return saved
+
+    async def _change(self, account_id: str, campaign_id: str, action: str) -> Campaign:
+        """The action applied to the campaign as stored (CampaignStateConflict when it
+        does not apply), saved unless another change landed first: then again."""
+        for _ in range(_TRIES):
+            current = await self._get(account_id, campaign_id)
+            changed: Campaign = getattr(current, action)(self._clock())
+            saved = await self._campaigns.save(changed, current.status)
+            if saved is not None:
+                return saved
+        raise CampaignStateConflict(campaign_id, current.status, action)
+
+    async def _enqueue(self, campaign: Campaign) -> None:
+        if campaign.status is CampaignStatus.RUNNING:
+            await self._jobs.enqueue(CAMPAIGN_JOB, campaign.campaign_id)
+        elif campaign.status is CampaignStatus.SCHEDULED:
+            await self._jobs.enqueue(CAMPAIGN_JOB, campaign.campaign_id, run_at=campaign.send_at)
+
+    async def _view(self, campaign: Campaign) -> CampaignView:
+        now = self._clock()
+        if not campaign.status.frozen:  # a draft: the leads the audience matches now
+            counts = CampaignCounts(pending=await self._checks.matching(campaign))
+            return CampaignView(campaign, counts, 0, None)
+        counts = await self._recipients.counts(campaign.campaign_id)
+        rate = 0
+        if campaign.status is CampaignStatus.RUNNING and campaign.started_at is not None:
+            window = min(RATE_WINDOW, now - campaign.started_at)
+            sent = await self._recipients.sent_since(campaign.campaign_id, now - window)
+            rate = rate_per_minute(sent, window)
+        return CampaignView(
+            campaign, counts, rate, eta_seconds(campaign.status, counts.pending, rate)
+        )

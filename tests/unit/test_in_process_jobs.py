@@ -1,0 +1,77 @@
+"""InProcessJobQueue (SQLite's job queue and the memory adapters'): a job runs at once, or
+not before its ``run_at``; jobs queued before start wait for it; stop cancels what waits."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from leadmail.adapters.memory.jobs import InProcessJobQueue
+
+
+def queue_that_records() -> tuple[InProcessJobQueue, list[tuple[str, datetime]]]:
+    ran: list[tuple[str, datetime]] = []
+    queue = InProcessJobQueue()
+
+    async def handler(payload: str) -> None:
+        ran.append((payload, datetime.now(UTC)))
+
+    queue.handle("job", handler)
+    return queue, ran
+
+
+async def test_a_job_runs_not_before_its_run_at() -> None:
+    queue, ran = queue_that_records()
+    await queue.start()
+    asked = datetime.now(UTC)
+    try:
+        await queue.enqueue("job", "later", run_at=asked + timedelta(milliseconds=300))
+        await queue.enqueue("job", "now")
+        await queue.enqueue("job", "past", run_at=asked - timedelta(days=1))
+        await queue.idle()
+        assert [payload for payload, _ in ran] == ["now", "past"]  # idle: due jobs only
+
+        await asyncio.sleep(0.6)
+        await queue.idle()
+    finally:
+        await queue.stop()
+
+    assert [payload for payload, _ in ran] == ["now", "past", "later"]
+    assert ran[2][1] >= asked + timedelta(milliseconds=300)
+
+
+async def test_jobs_queued_before_start_keep_their_run_at() -> None:
+    queue, ran = queue_that_records()
+    await queue.enqueue("job", "later", run_at=datetime.now(UTC) + timedelta(milliseconds=200))
+    await queue.enqueue("job", "first")
+
+    await queue.start()
+    try:
+        await queue.idle()
+        assert [payload for payload, _ in ran] == ["first"]
+        await asyncio.sleep(0.5)
+        await queue.idle()
+    finally:
+        await queue.stop()
+
+    assert [payload for payload, _ in ran] == ["first", "later"]
+
+
+async def test_stop_cancels_a_job_waiting_for_its_time() -> None:
+    queue, ran = queue_that_records()
+    await queue.start()
+    await queue.enqueue("job", "later", run_at=datetime.now(UTC) + timedelta(milliseconds=200))
+
+    await queue.stop()
+    await asyncio.sleep(0.4)
+
+    assert ran == []
+
+
+async def test_a_kind_without_a_handler_is_refused() -> None:
+    queue, _ = queue_that_records()
+
+    with pytest.raises(LookupError, match="no handler"):
+        await queue.enqueue("other", "x", run_at=datetime.now(UTC))
