@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 from datetime import datetime
 
-from leadmail.adapters.db.statements import moment_of
+from leadmail.adapters.db.column_values import moment_of
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.domain.templates import Template, TemplateSource
 from tests.contract.support import T0, Storage, is_utc, moment

@@ -13,24 +13,20 @@ every statement and mapping here follows.
 
 from __future__ import annotations
 
-import collections.abc
 import dataclasses
-import enum
 import functools
 import operator
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
-import msgspec
-from piccolo.columns import Array
 from piccolo.table import Table
+
+from leadmail.adapters.db.column_values import Encode, decoder_for, encoder_for
 
 D = TypeVar("D")
 Row = Mapping[str, Any]
-_Encode = Callable[[Any], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,19 +67,19 @@ class Mapped(Generic[D]):
         fields = [f.name for f in dataclasses.fields(domain)]  # type: ignore[arg-type]
         column_of = {f: stored_as.get(f, f) for f in fields}
         field_of = {c: f for f, c in column_of.items()}
-        self._computed: dict[str, _Encode] = computed  # column -> f(domain value)
+        self._computed: dict[str, Encode] = computed  # column -> f(domain value)
         # column -> (the attribute it holds, how that attribute's value is stored; None:
         # as it is)
-        self._stored: dict[str, tuple[str, _Encode | None]] = {}
+        self._stored: dict[str, tuple[str, Encode | None]] = {}
         for column in self.columns:
             if column in computed:
                 continue
             attribute = field_of.get(column, column)
             if attribute not in hints and not hasattr(domain, attribute):
                 continue  # a column this type does not fill (set by a statement of its own)
-            encode = _encoder(hints.get(attribute), table._meta.get_column_by_name(column))
+            encode = encoder_for(hints.get(attribute), table._meta.get_column_by_name(column))
             self._stored[column] = (attribute, encode)
-        decoders = [(column_of[f], _decoder(hints[f])) for f in fields]
+        decoders = [(column_of[f], decoder_for(hints[f])) for f in fields]
         missing = [c for c, _ in decoders if c not in self.columns and c not in joined]
         if missing:
             raise TypeError(f"{self.name} has no column for {domain.__name__}: {missing}")
@@ -191,79 +187,3 @@ def _where(columns: Sequence[str]) -> str:
 
 def _no_args(_: Any) -> tuple[Any, ...]:
     return ()
-
-
-def _optional(hint: Any) -> tuple[Any, bool]:
-    args = typing.get_args(hint)
-    if type(None) in args:
-        rest = [a for a in args if a is not type(None)]
-        return (rest[0] if len(rest) == 1 else hint), True
-    return hint, False
-
-
-def _encoder(hint: Any, column: Any) -> _Encode | None:
-    """How a field's value is stored when not as it is (None: as it is)."""
-    kind, _ = _optional(hint)
-    if typing.get_origin(kind) is tuple and isinstance(column, Array):
-        # A Postgres array takes a list; on SQLite, Piccolo's adapter writes it as JSON.
-        return list
-    if typing.get_origin(kind) is tuple:  # stored as a JSON array in a text column
-        return lambda value: _JSON.encode(list(value)).decode()
-    if typing.get_origin(kind) in (Mapping, collections.abc.Mapping, dict):
-        return _json_text  # JSON text: jsonb takes it as is
-    if isinstance(kind, type) and issubclass(kind, enum.Enum):
-        return operator.attrgetter("value")
-    return None
-
-
-# msgspec: the same JSON as json.dumps writes, less the spaces, at a fraction of its cost.
-_JSON = msgspec.json.Encoder()
-# Objects with their keys sorted, as encode_fields (domain/custom_fields.py) measures them.
-_SORTED_JSON = msgspec.json.Encoder(order="sorted")
-
-
-def _json_text(value: Mapping[str, Any]) -> str:
-    return _SORTED_JSON.encode(value).decode() if value else "{}"
-
-
-def _decoder(hint: Any) -> Callable[[Any], Any]:
-    kind, optional = _optional(hint)
-    decode: Callable[[Any], Any]
-    if kind is datetime:
-        decode = moment_of
-    elif typing.get_origin(kind) is tuple:
-        decode = _json_tuple
-    elif typing.get_origin(kind) in (Mapping, collections.abc.Mapping, dict):
-        decode = _json_object
-    elif isinstance(kind, type) and issubclass(kind, enum.Enum):
-        decode = kind
-    else:
-        return _same
-    if optional:
-        return lambda value: None if value is None else decode(value)
-    return decode
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-def _json_tuple(value: str | list[Any]) -> tuple[Any, ...]:
-    """A JSON array's text, or a list (a Postgres array; SQLite's, converted by Piccolo)."""
-    return tuple(msgspec.json.decode(value) if isinstance(value, str) else value)
-
-
-def _json_object(value: str | dict[str, Any]) -> dict[str, Any]:
-    loaded = msgspec.json.decode(value) if isinstance(value, str) else value
-    assert isinstance(loaded, dict)
-    return loaded
-
-
-def moment_of(value: datetime | str) -> datetime:
-    """Timestamps are stored in UTC; a driver that drops the zone, or hands back text
-    (SQLite, for a RETURNING clause), gets it back."""
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
