@@ -38,6 +38,7 @@ from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.background import running_jobs
+from leadmail.campaign_wiring import CampaignParts, campaign_sender
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.delivery import RetryPolicy
@@ -68,6 +69,8 @@ from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.templates import TemplateService
 
 DEMO_ACCOUNT = "demo"
+# Jobs one process runs at once: imports, and a job per campaign it sends.
+JOB_CONCURRENCY = 8
 log = structlog.get_logger("leadmail")
 
 
@@ -132,7 +135,9 @@ class Adapters:
             ),
             imports=PiccoloLeadImportRepository(database),
             # Postgres: any server's worker takes a job; SQLite: one server, in process.
-            jobs=PgQueuerJobQueue(database) if database.kind == "postgres" else InProcessJobQueue(),
+            jobs=PgQueuerJobQueue(database, concurrency=JOB_CONCURRENCY)
+            if database.kind == "postgres"
+            else InProcessJobQueue(JOB_CONCURRENCY),
             limiter=rate_limiter_for(settings),
             campaigns=PiccoloCampaignRepository(database),
             recipients=PiccoloRecipientRepository(database),
@@ -183,8 +188,15 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
     )
-    # Part C's seam: the sender's handler takes this one's place.
-    adapters.jobs.handle(CAMPAIGN_JOB, campaigns.run_job)
+    sender = campaign_sender(
+        CampaignParts(
+            adapters.campaigns, adapters.recipients, adapters.leads, adapters.messages,
+            adapters.provider, adapters.limiter, adapters.jobs,
+            shared=adapters.database is not None and adapters.database.kind == "postgres",
+        ),
+        settings, templates, campaigns, clock,
+    )  # fmt: skip
+    adapters.jobs.handle(CAMPAIGN_JOB, sender.run_job)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
@@ -195,6 +207,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         imports=imports,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
+        sender=sender,
     )
 
 

@@ -201,6 +201,13 @@ class RequestLog:
         logger.msg(line)
 
 
+# The fields the core's log records carry in ``extra``.
+CORE_FIELDS = (
+    "campaign_id", "batch_id", "recipients", "retried", "reason", "error_type", "error",
+    "lane", "seconds", "recorded", "outcomes",
+)  # fmt: skip
+
+
 def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
     global _chain
     numeric = logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
@@ -233,7 +240,14 @@ def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
     handler = LineHandler(buffer)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared],
+            # The ``extra`` fields of the core's records as the event's (the core logs
+            # through the stdlib); only these names: libraries put others there (uvicorn
+            # its colored text).
+            foreign_pre_chain=[
+                structlog.stdlib.add_logger_name,
+                structlog.stdlib.ExtraAdder(allow=CORE_FIELDS),
+                *shared,
+            ],
             processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
         )
     )

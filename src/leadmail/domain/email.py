@@ -124,12 +124,13 @@ class SenderPolicy:
 
 @dataclass(frozen=True, slots=True)
 class OutgoingEmail:
-    """One message as a provider will receive it."""
+    """One message as a provider will receive it; replies go to ``reply_to`` when set."""
 
     sender: Mailbox
     to: tuple[Mailbox, ...]
     subject: str
     html: str
+    reply_to: Mailbox | None = None
 
 
 class MessageStatus(StrEnum):
