@@ -223,8 +223,11 @@ def create_app(
     adapters: Adapters | None = None,
     *,
     on_ready: Callable[[Services], contextlib.AbstractAsyncContextManager[None]] | None = None,
+    run_jobs: bool = True,
 ) -> Litestar:
-    """The whole service as one ASGI app. Adapters open in the app's lifespan."""
+    """The whole service as one ASGI app. Adapters open in the app's lifespan; with
+    ``run_jobs`` it runs a job worker too (campaigns, imports), else `leadmail worker`
+    processes do (Postgres)."""
     adapters = adapters if adapters is not None else Adapters.from_settings(settings, serving=True)
     services = wire(adapters, settings)
 
@@ -240,12 +243,14 @@ def create_app(
                 )
             warn_if_rate_per_process(settings)
             shared = adapters.database is not None and adapters.database.kind == "postgres"
-            async with running_jobs(adapters.jobs, services, shared=shared):
-                if on_ready is None:
-                    yield
-                else:
-                    async with on_ready(services):
-                        yield
+            async with contextlib.AsyncExitStack() as stack:
+                if run_jobs:
+                    await stack.enter_async_context(
+                        running_jobs(adapters.jobs, services, shared=shared)
+                    )
+                if on_ready is not None:
+                    await stack.enter_async_context(on_ready(services))
+                yield
 
     return build_app(
         services,

@@ -14,11 +14,10 @@ with the same key (a provider that keeps idempotency) or marks it ``unknown``.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-
-import logging
 
 from leadmail.domain.campaign_recipients import (
     ClaimedBatch,

@@ -15,9 +15,8 @@ however many processes send, the provider's rate holds.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-
 import logging
+from collections.abc import Awaitable, Callable
 
 from leadmail.domain.campaign_recipients import Letter
 from leadmail.domain.campaigns import Campaign, CampaignStatus

@@ -7,11 +7,10 @@ the process is stopping."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable
 from types import TracebackType
 from typing import TypeVar
-
-import logging
 
 from leadmail.domain.campaigns import CampaignStatus
 from leadmail.ports.campaigns import CampaignRepository
