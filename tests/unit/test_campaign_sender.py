@@ -37,7 +37,8 @@ async def test_every_recipient_once_in_batches_keyed_by_their_batch_id(tmp_path:
     assert ada.to[0].name == "Ada Lovelace"
     assert ada.subject == "Hi Ada, from Northwind"
     assert "Dear Ada Lovelace, see you in London at Northwind." in ada.html
-    assert ada.reply_to is not None and ada.reply_to.address == "office@example.com"
+    assert ada.reply_to is not None
+    assert ada.reply_to.address == "office@example.com"
     assert ada.sender.address == "team@example.com"
     page = await rig.adapters.recipients.page(campaign_id, None, 10)
     assert {r.batch_id for r in page} == set(rig.provider.batch_keys)
@@ -79,10 +80,12 @@ async def test_one_message_refused_fails_alone(tmp_path: Path) -> None:
         CampaignStatus.DONE, CampaignCounts(sent=2, failed=1),
     )  # fmt: skip
     [failed] = await rig.adapters.recipients.page(campaign_id, RecipientStatus.FAILED, 10)
-    assert failed.email == "l1@example.com" and "inactive recipient" in failed.error
+    assert failed.email == "l1@example.com"
+    assert "inactive recipient" in failed.error
     assert failed.message_id is not None
     message = await rig.adapters.messages.get(ACCOUNT, failed.message_id)
-    assert message is not None and message.status is MessageStatus.FAILED
+    assert message is not None
+    assert message.status is MessageStatus.FAILED
 
 
 async def test_5xx_is_retried_with_the_same_key(tmp_path: Path) -> None:
@@ -96,12 +99,14 @@ async def test_5xx_is_retried_with_the_same_key(tmp_path: Path) -> None:
 
     assert (await rig.campaigns.get(ACCOUNT, campaign_id)).counts == CampaignCounts(sent=2)
     keys = rig.provider.batch_keys
-    assert len(keys) == 3 and len(set(keys)) == 1
+    assert len(keys) == 3
+    assert len(set(keys)) == 1
     assert keys[0].startswith("bat_")
     assert [e for e in rig.events if e.startswith("acquire")] == ["acquire email:recording"] * 4
     [message] = {d.message_id for d in rig.provider.delivered[:1]}
     stored = await rig.adapters.messages.get(ACCOUNT, message)
-    assert stored is not None and stored.attempts == 3
+    assert stored is not None
+    assert stored.attempts == 3
 
 
 async def test_a_429_holds_the_lane_then_the_batch_is_sent(tmp_path: Path) -> None:
