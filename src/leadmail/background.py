@@ -45,6 +45,7 @@ async def running_jobs(worker: Worker, services: Services, *, shared: bool) -> A
         log.info("campaigns_queued", campaigns=campaigns)
     await worker.start()
     watching = asyncio.create_task(services.imports.keep_resuming())
+    joining = asyncio.create_task(services.sender.keep_joining())
     try:
         yield
     finally:
@@ -54,4 +55,6 @@ async def running_jobs(worker: Worker, services: Services, *, shared: bool) -> A
         # recorded, before the queue's worker cancels what still runs.
         if not await services.sender.stop(SENDER_STOP_S):
             log.warning("campaign_batches_unfinished", waited_s=SENDER_STOP_S)
+        joining.cancel()
+        await asyncio.gather(joining, return_exceptions=True)
         await worker.stop()

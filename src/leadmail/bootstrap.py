@@ -191,8 +191,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     sender = campaign_sender(
         CampaignParts(
             adapters.campaigns, adapters.recipients, adapters.leads, adapters.messages,
-            adapters.provider, adapters.limiter, adapters.jobs,
-            shared=adapters.database is not None and adapters.database.kind == "postgres",
+            adapters.provider, adapters.limiter,
         ),
         settings, templates, campaigns, clock,
     )  # fmt: skip

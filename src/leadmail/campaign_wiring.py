@@ -11,14 +11,13 @@ from leadmail.domain.clock import Clock
 from leadmail.domain.delivery import RetryPolicy
 from leadmail.domain.pacing import email_lane
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
-from leadmail.ports.jobs import JobQueue
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
 from leadmail.services.campaign_batches import BatchSender, SenderSettings
-from leadmail.services.campaign_sender import SEATS, CampaignSender
-from leadmail.services.campaigns import CAMPAIGN_JOB, CampaignService
+from leadmail.services.campaign_sender import CampaignSender
+from leadmail.services.campaigns import CampaignService
 from leadmail.services.delivery import SystemTimer
 from leadmail.services.templates import TemplateService
 
@@ -29,7 +28,7 @@ BATCHES_IN_FLIGHT = 4
 
 @dataclass(frozen=True, slots=True)
 class CampaignParts:
-    """The adapters the sender uses; ``shared``: several processes may send (Postgres)."""
+    """The adapters the sender uses."""
 
     campaigns: CampaignRepository
     recipients: RecipientRepository
@@ -37,8 +36,6 @@ class CampaignParts:
     messages: MessageRepository
     provider: EmailProvider
     limiter: RateLimiter
-    jobs: JobQueue
-    shared: bool = False
 
 
 def sender_settings(settings: Settings, provider: EmailProvider) -> SenderSettings:
@@ -61,8 +58,7 @@ def campaign_sender(
     campaigns: CampaignService,
     clock: Clock,
 ) -> CampaignSender:
-    """CAMPAIGN_JOB's handler; on Postgres SEATS jobs per campaign, so that other
-    processes join in."""
+    """CAMPAIGN_JOB's handler (services/campaign_sender.py)."""
     provider = parts.provider
     chosen = sender_settings(settings, provider)
     lane, timer = email_lane(provider.name), SystemTimer()
@@ -71,8 +67,7 @@ def campaign_sender(
         chosen, clock, timer,
     )  # fmt: skip
     return CampaignSender(
-        parts.campaigns, parts.recipients, templates, batches, parts.jobs, parts.limiter,
+        parts.campaigns, parts.recipients, templates, batches, parts.limiter,
         lane, chosen, clock, timer,
         begin=campaigns.begin_when_due, retryable=provider.keeps_idempotency,
-        kind=CAMPAIGN_JOB, seats=SEATS if parts.shared else 1,
     )  # fmt: skip

@@ -161,7 +161,7 @@ async def sender_rig(
     await services.templates.sync()
     parts = CampaignParts(
         adapters.campaigns, adapters.recipients, adapters.leads, adapters.messages,
-        provider, chosen_limiter, adapters.jobs,
+        provider, chosen_limiter,
     )  # fmt: skip
     chosen = settings if settings is not None else sender_settings()
     lane, timer = email_lane(provider.name), SystemTimer()
@@ -170,10 +170,9 @@ async def sender_rig(
         chosen, clock, timer,
     )  # fmt: skip
     sender = CampaignSender(
-        parts.campaigns, parts.recipients, services.templates, batches, parts.jobs,
+        parts.campaigns, parts.recipients, services.templates, batches,
         chosen_limiter, lane, chosen, clock, timer,
         begin=services.campaigns.begin_when_due, retryable=provider.keeps_idempotency,
-        kind="campaign.send",
     )  # fmt: skip
     return SenderRig(adapters, services, provider, chosen_limiter, sender, clock, catalog, events)
 

@@ -345,10 +345,28 @@ async def test_a_second_job_for_a_campaign_this_process_sends_only_wakes_it(
     first = asyncio.create_task(rig.run(campaign_id))
     await asyncio.sleep(0.01)
 
-    await rig.run(f"{campaign_id}/1")  # returns at once
+    await rig.run(campaign_id)  # returns at once
     assert not first.done()
     await first
 
     assert len(rig.provider.delivered) == 9
     assert rig.provider.most_in_flight == 1
     assert await rig.status(campaign_id) is CampaignStatus.DONE
+
+
+async def test_a_worker_joins_the_running_campaigns_it_does_not_send(tmp_path: Path) -> None:
+    rig = await sender_rig(tmp_path)
+    for n in range(4):
+        await rig.lead(f"l{n}@example.com")
+    campaign_id = await rig.start()  # its job queued elsewhere: never run here
+    joining = asyncio.create_task(rig.sender.keep_joining(every=0.01))
+    try:
+        async with asyncio.timeout(5):
+            while await rig.status(campaign_id) is not CampaignStatus.DONE:
+                await asyncio.sleep(0.01)
+    finally:
+        await rig.sender.stop(1.0)
+        joining.cancel()
+        await asyncio.gather(joining, return_exceptions=True)
+
+    assert len(rig.provider.delivered) == 4

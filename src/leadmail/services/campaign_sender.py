@@ -2,14 +2,15 @@
 
 How the work is shared: the recipient rows are the truth, and a claim takes a batch of
 them for one worker (Postgres: FOR UPDATE SKIP LOCKED), so any number of processes may
-send one campaign at once without sending anyone twice. A process sends a campaign in
-ONE loop, with up to ``in_flight`` batches at the provider; a job for a campaign this
-process already sends only wakes that loop. On Postgres a campaign has SEATS jobs
-(payloads ``<id>`` and ``<id>/1`` .. ``<id>/SEATS-1``; pgqueuer runs one job per payload
-at a time): a loop keeps them queued while it runs, so idle workers of other processes
-take one each and join, while a process that sends the campaign already lets its job
-end. Each batch's rate is acquired from the shared limiter before it is claimed, so
-however many processes send, the provider's rate holds.
+send one campaign at once without sending anyone twice. A process sends a campaign in ONE
+loop, with up to ``in_flight`` batches at the provider; a job for a campaign this process
+sends already only wakes that loop. The job (one per campaign: pgqueuer runs one job per
+payload at a time) wakes the first worker at once, at ``send_at`` when scheduled; and
+every worker looks for running campaigns every JOIN_EVERY_S seconds and joins those it
+does not send (``keep_joining``): so every worker shares every running campaign, and a
+campaign whose worker died goes on without waiting for the queue to notice. Each batch's
+rate is acquired from the shared limiter before it is claimed, so however many processes
+send, the provider's rate holds.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from leadmail.domain.campaigns import Campaign, CampaignStatus
 from leadmail.domain.clock import Clock
 from leadmail.domain.errors import TemplateNotFound
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
-from leadmail.ports.jobs import JobQueue
 from leadmail.ports.rate_limits import RateLimiter
 from leadmail.services.campaign_batches import BatchSender, SenderSettings
 from leadmail.services.campaign_watch import CampaignWatch
@@ -31,8 +31,7 @@ from leadmail.services.delivery import Timer
 from leadmail.services.templates import TemplateService
 
 log = logging.getLogger("leadmail.campaigns")
-SEATS = 4  # processes that may send one campaign at once (Postgres)
-SEAT_EVERY_S = 2.0  # how often a sending loop queues its campaign's other seats again
+JOIN_EVERY_S = 2.0  # how often a worker looks for running campaigns to join
 RETRY_AFTER_ERROR_S = 2.0  # a loop stopped by an error starts again after this
 TEMPLATE_GONE = "the template {!r} no longer exists"
 
@@ -44,7 +43,6 @@ class CampaignSender:
         recipients: RecipientRepository,
         templates: TemplateService,
         batches: BatchSender,
-        jobs: JobQueue,
         limiter: RateLimiter,
         lane: str,
         settings: SenderSettings,
@@ -53,18 +51,14 @@ class CampaignSender:
         *,
         begin: Callable[[str], Awaitable[None]],
         retryable: bool,
-        kind: str,
-        seats: int = 1,
     ) -> None:
         """``begin``: moves a scheduled campaign to running when its time has come;
         ``retryable``: the provider keeps idempotency (an expired batch is sent again
-        with its key, else its recipients become ``unknown``); ``kind``: the job's;
-        ``seats``: jobs per campaign (1 where one process sends everything)."""
+        with its key, else its recipients become ``unknown``)."""
         self._campaigns = campaigns
         self._recipients = recipients
         self._templates = templates
         self._batches = batches
-        self._jobs = jobs
         self._limiter = limiter
         self._lane = lane
         self._settings = settings
@@ -72,8 +66,6 @@ class CampaignSender:
         self._timer = timer
         self._begin = begin
         self._retryable = retryable
-        self._kind = kind
-        self._seats = seats
         self._sending: set[str] = set()  # campaigns this process sends now
         self._again: set[str] = set()  # ... and that a job asked for meanwhile
         self._stopping = asyncio.Event()
@@ -81,12 +73,38 @@ class CampaignSender:
         self._idle.set()
 
     async def run_job(self, payload: str) -> None:
-        """CAMPAIGN_JOB's handler: ``<campaign id>`` or ``<campaign id>/<seat>``."""
-        campaign_id, _, seat = payload.partition("/")
+        """CAMPAIGN_JOB's handler; its payload is the campaign's id."""
+        campaign_id = payload
         if self._stopping.is_set():
             return
-        if not seat:
-            await self._begin(campaign_id)  # scheduled -> running, at its time
+        await self._begin(campaign_id)  # scheduled -> running, at its time
+        await self._join(campaign_id)
+
+    async def keep_joining(self, every: float = JOIN_EVERY_S) -> None:
+        """Until stopped: every ``every`` s, join the running campaigns this process does
+        not send (another worker's, or one whose worker died)."""
+        joined: set[asyncio.Task[None]] = set()
+        try:
+            while not self._stopping.is_set():
+                await asyncio.sleep(every)
+                try:
+                    running = [c for c in await self._campaigns.active()
+                               if c.status is CampaignStatus.RUNNING]  # fmt: skip
+                except Exception as e:
+                    log.warning("campaigns_unread", extra={"error_type": type(e).__name__})
+                    continue
+                for campaign in running:
+                    if campaign.campaign_id not in self._sending and not self._stopping.is_set():
+                        task = asyncio.create_task(self._join(campaign.campaign_id))
+                        joined.add(task)
+                        task.add_done_callback(joined.discard)
+        finally:
+            await asyncio.gather(*joined, return_exceptions=True)
+
+    async def _join(self, campaign_id: str) -> None:
+        """Send the campaign in this process's one loop for it."""
+        if self._stopping.is_set():
+            return
         if campaign_id in self._sending:  # this process's loop sends it: look again after
             self._again.add(campaign_id)
             return
@@ -157,13 +175,10 @@ class CampaignSender:
         slots = asyncio.Semaphore(settings.in_flight)
         in_flight: set[asyncio.Task[None]] = set()
         expire_every = max(settings.lease.total_seconds() / 4, settings.poll)
-        next_expiry = next_seats = timer.monotonic()
+        next_expiry = timer.monotonic()
         probing = False  # the last claim found nothing: claim before acquiring the rate
         try:
             while watch.running:
-                if self._seats > 1 and timer.monotonic() >= next_seats:
-                    next_seats = timer.monotonic() + SEAT_EVERY_S
-                    await self._seat_others(campaign_id)
                 if timer.monotonic() >= next_expiry:
                     next_expiry = timer.monotonic() + expire_every
                     await self._expire(campaign_id)
@@ -199,10 +214,6 @@ class CampaignSender:
         finally:
             if in_flight:  # answered and recorded before the loop ends
                 await asyncio.gather(*in_flight, return_exceptions=True)
-
-    async def _seat_others(self, campaign_id: str) -> None:
-        for seat in range(1, self._seats):
-            await self._jobs.enqueue(self._kind, f"{campaign_id}/{seat}")
 
     async def _expire(self, campaign_id: str) -> None:
         expired = await self._recipients.expire(
