@@ -215,6 +215,8 @@ class BatchSender:
         budget = min(policy.deadline, self._settings.lease.total_seconds() / 2)
         deadline = timer.monotonic() + budget
         attempts, tries, landed = 0, 1, False
+        if not watch.running:  # paused or stopping while its messages were stored
+            return _Delivered(attempts)
         while True:
             attempts += 1
             error: ProviderUnavailable
