@@ -18,8 +18,8 @@ from litestar.testing import AsyncTestClient
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.bootstrap import Adapters, create_app, wire
 from leadmail.config import Settings
-from leadmail.domain.pacing import email_lane
 from leadmail.domain.leads import Lead, new_lead_id
+from leadmail.domain.pacing import email_lane
 from leadmail.services.keys import CreatedKey
 from leadmail.services.registry import Services
 from tests.support.catalog import WELCOME_VARIABLES
