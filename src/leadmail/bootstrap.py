@@ -38,7 +38,7 @@ from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.background import running_jobs
-from leadmail.campaign_wiring import CampaignParts, campaign_sender
+from leadmail.campaign_wiring import campaign_sender
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.delivery import RetryPolicy
@@ -69,8 +69,6 @@ from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.templates import TemplateService
 
 DEMO_ACCOUNT = "demo"
-# Jobs one process runs at once: imports, and a job per campaign it sends.
-JOB_CONCURRENCY = 8
 log = structlog.get_logger("leadmail")
 
 
@@ -135,9 +133,7 @@ class Adapters:
             ),
             imports=PiccoloLeadImportRepository(database),
             # Postgres: any server's worker takes a job; SQLite: one server, in process.
-            jobs=PgQueuerJobQueue(database, concurrency=JOB_CONCURRENCY)
-            if database.kind == "postgres"
-            else InProcessJobQueue(JOB_CONCURRENCY),
+            jobs=PgQueuerJobQueue(database) if database.kind == "postgres" else InProcessJobQueue(),
             limiter=rate_limiter_for(settings),
             campaigns=PiccoloCampaignRepository(database),
             recipients=PiccoloRecipientRepository(database),
@@ -188,13 +184,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
     )
-    sender = campaign_sender(
-        CampaignParts(
-            adapters.campaigns, adapters.recipients, adapters.leads, adapters.messages,
-            adapters.provider, adapters.limiter,
-        ),
-        settings, templates, campaigns, clock,
-    )  # fmt: skip
+    sender = campaign_sender(adapters, settings, templates, campaigns, clock)
     adapters.jobs.handle(CAMPAIGN_JOB, sender.run_job)
     return Services(
         leads=LeadService(adapters.leads, clock),
@@ -224,9 +214,7 @@ def create_app(
     on_ready: Callable[[Services], contextlib.AbstractAsyncContextManager[None]] | None = None,
     run_jobs: bool = True,
 ) -> Litestar:
-    """The whole service as one ASGI app. Adapters open in the app's lifespan; with
-    ``run_jobs`` it runs a job worker too (campaigns, imports), else `leadmail worker`
-    processes do (Postgres)."""
+    """The whole service as one ASGI app; adapters open in its lifespan (``run_jobs``: a worker)."""
     adapters = adapters if adapters is not None else Adapters.from_settings(settings, serving=True)
     services = wire(adapters, settings)
 
@@ -242,14 +230,13 @@ def create_app(
                 )
             warn_if_rate_per_process(settings)
             shared = adapters.database is not None and adapters.database.kind == "postgres"
-            async with contextlib.AsyncExitStack() as stack:
-                if run_jobs:
-                    await stack.enter_async_context(
-                        running_jobs(adapters.jobs, services, shared=shared)
-                    )
-                if on_ready is not None:
-                    await stack.enter_async_context(on_ready(services))
-                yield
+            jobs = running_jobs(adapters.jobs, services, shared=shared) if run_jobs else None
+            async with jobs or contextlib.nullcontext():
+                if on_ready is None:
+                    yield
+                else:
+                    async with on_ready(services):
+                        yield
 
     return build_app(
         services,

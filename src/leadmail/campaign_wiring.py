@@ -3,8 +3,8 @@ calls this): how large its batches are, how many it keeps at the provider, its l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
+from typing import Protocol
 
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock
@@ -26,9 +26,8 @@ from leadmail.services.templates import TemplateService
 BATCHES_IN_FLIGHT = 4
 
 
-@dataclass(frozen=True, slots=True)
-class CampaignParts:
-    """The adapters the sender uses."""
+class SenderAdapters(Protocol):
+    """The adapters the sender uses (bootstrap.Adapters has them)."""
 
     campaigns: CampaignRepository
     recipients: RecipientRepository
@@ -52,7 +51,7 @@ def sender_settings(settings: Settings, provider: EmailProvider) -> SenderSettin
 
 
 def campaign_sender(
-    parts: CampaignParts,
+    parts: SenderAdapters,
     settings: Settings,
     templates: TemplateService,
     campaigns: CampaignService,

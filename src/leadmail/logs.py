@@ -201,11 +201,7 @@ class RequestLog:
         logger.msg(line)
 
 
-# The fields the core's log records carry in ``extra``.
-CORE_FIELDS = (
-    "campaign_id", "batch_id", "recipients", "retried", "reason", "error_type", "error",
-    "lane", "seconds", "recorded", "outcomes",
-)  # fmt: skip
+CORE_FIELDS = "campaign_id batch_id recipients retried reason error_type error lane seconds"
 
 
 def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
@@ -238,16 +234,12 @@ def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
     )
 
     handler = LineHandler(buffer)
+    # The ``extra`` fields the core names (it logs through the stdlib); only those:
+    # libraries put others there (uvicorn its colored text).
+    extra = structlog.stdlib.ExtraAdder(CORE_FIELDS.split())
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            # The ``extra`` fields of the core's records as the event's (the core logs
-            # through the stdlib); only these names: libraries put others there (uvicorn
-            # its colored text).
-            foreign_pre_chain=[
-                structlog.stdlib.add_logger_name,
-                structlog.stdlib.ExtraAdder(allow=CORE_FIELDS),
-                *shared,
-            ],
+            foreign_pre_chain=[structlog.stdlib.add_logger_name, extra, *shared],
             processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
         )
     )

@@ -14,7 +14,6 @@ from typing import Any
 from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.bootstrap import Adapters, wire
-from leadmail.campaign_wiring import CampaignParts
 from leadmail.config import Settings
 from leadmail.domain.campaigns import CampaignStatus
 from leadmail.domain.delivery import BatchItem, ItemResult, RetryPolicy
@@ -159,10 +158,7 @@ async def sender_rig(
     clock = FakeClock()
     services = wire(adapters, Settings(email_default_from="team@example.com"), clock)
     await services.templates.sync()
-    parts = CampaignParts(
-        adapters.campaigns, adapters.recipients, adapters.leads, adapters.messages,
-        provider, chosen_limiter,
-    )  # fmt: skip
+    parts = adapters
     chosen = settings if settings is not None else sender_settings()
     lane, timer = email_lane(provider.name), SystemTimer()
     batches = BatchSender(

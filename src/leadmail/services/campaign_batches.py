@@ -35,7 +35,7 @@ from leadmail.domain.delivery import (
     ProviderUnavailable,
     RetryPolicy,
 )
-from leadmail.domain.email import Message, MessageStatus
+from leadmail.domain.email import Message
 from leadmail.ports.campaigns import RecipientRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
@@ -181,22 +181,9 @@ class BatchSender:
             stored = await self._messages.get_many(campaign.account_id, ids)
             found = {m.message_id: m for m in stored}
         now = self._clock()
+        account, template, provider = campaign.account_id, campaign.template_id, self._provider.name
         new = [
-            Message(
-                message_id=item.message_id,
-                account_id=campaign.account_id,
-                sender=item.email.sender.formatted(),
-                to=tuple(box.formatted() for box in item.email.to),
-                subject=item.email.subject,
-                template_id=campaign.template_id,
-                status=MessageStatus.PENDING,
-                provider=self._provider.name,
-                provider_message_id=None,
-                attempts=0,
-                last_error="",
-                created_at=now,
-                updated_at=now,
-            )
+            Message.pending(item.message_id, account, item.email, template, provider, now)
             for item in items
             if item.message_id not in found
         ]

@@ -1,16 +1,14 @@
 """The sender: CAMPAIGN_JOB's handler, which sends a running campaign to its end.
 
-How the work is shared: the recipient rows are the truth, and a claim takes a batch of
-them for one worker (Postgres: FOR UPDATE SKIP LOCKED), so any number of processes may
-send one campaign at once without sending anyone twice. A process sends a campaign in ONE
-loop, with up to ``in_flight`` batches at the provider; a job for a campaign this process
-sends already only wakes that loop. The job (one per campaign: pgqueuer runs one job per
-payload at a time) wakes the first worker at once, at ``send_at`` when scheduled; and
-every worker looks for running campaigns every JOIN_EVERY_S seconds and joins those it
-does not send (``keep_joining``): so every worker shares every running campaign, and a
-campaign whose worker died goes on without waiting for the queue to notice. Each batch's
-rate is acquired from the shared limiter before it is claimed, so however many processes
-send, the provider's rate holds.
+How the work is shared: a claim takes a batch of recipients for one worker (Postgres: FOR
+UPDATE SKIP LOCKED), so any number of processes may send one campaign at once without
+sending anyone twice. A process sends a campaign in ONE loop, with up to ``in_flight``
+batches at the provider (a second job for it only wakes that loop). The campaign's job
+wakes the first worker at once (at ``send_at`` when scheduled), and every worker joins the
+running campaigns it does not send every JOIN_EVERY_S s (``keep_joining``): every worker
+shares every running campaign, and one whose worker died goes on without waiting for the
+queue to notice. Each batch's rate is acquired from the shared limiter before its claim,
+so the provider's rate holds however many processes send.
 """
 
 from __future__ import annotations
@@ -52,9 +50,9 @@ class CampaignSender:
         begin: Callable[[str], Awaitable[None]],
         retryable: bool,
     ) -> None:
-        """``begin``: moves a scheduled campaign to running when its time has come;
-        ``retryable``: the provider keeps idempotency (an expired batch is sent again
-        with its key, else its recipients become ``unknown``)."""
+        """``begin``: a scheduled campaign to running when its time has come;
+        ``retryable``: the provider keeps idempotency (an expired batch is sent again with
+        its key, else its recipients become ``unknown``)."""
         self._campaigns = campaigns
         self._recipients = recipients
         self._templates = templates
@@ -165,8 +163,9 @@ class CampaignSender:
         log.info("campaign_sending", extra={"campaign_id": campaign_id})
         async with watch:
             await self._loop(letter, watch)
-        found = await self._campaigns.find(campaign_id)
-        if found is not None and found.status is CampaignStatus.CANCELLED:
+        if (
+            found := await self._campaigns.find(campaign_id)
+        ) and found.status is CampaignStatus.CANCELLED:
             await self._recipients.cancel_pending(campaign_id, self._clock())  # released since
 
     async def _loop(self, letter: Letter, watch: CampaignWatch) -> None:
