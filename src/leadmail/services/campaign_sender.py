@@ -154,19 +154,15 @@ class CampaignSender:
             return
         letter = Letter.of(campaign, template)
         watch = CampaignWatch(
-            self._campaigns,
-            campaign_id,
-            interval=self._settings.poll,
-            timer=self._timer,
+            self._campaigns, campaign_id, interval=self._settings.poll, timer=self._timer,
             stopping=self._stopping,
-        )
+        )  # fmt: skip
         log.info("campaign_sending", extra={"campaign_id": campaign_id})
         async with watch:
             await self._loop(letter, watch)
-        if (
-            found := await self._campaigns.find(campaign_id)
-        ) and found.status is CampaignStatus.CANCELLED:
-            await self._recipients.cancel_pending(campaign_id, self._clock())  # released since
+        found = await self._campaigns.find(campaign_id)
+        if found is not None and found.status is CampaignStatus.CANCELLED:  # released since
+            await self._recipients.cancel_pending(campaign_id, self._clock())
 
     async def _loop(self, letter: Letter, watch: CampaignWatch) -> None:
         campaign_id = letter.campaign.campaign_id
