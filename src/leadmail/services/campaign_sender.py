@@ -215,14 +215,8 @@ class CampaignSender:
             campaign_id, self._clock(), retryable=self._retryable
         )
         if expired:
-            log.warning(
-                "campaign_leases_expired",
-                extra={
-                    "campaign_id": campaign_id,
-                    "recipients": expired,
-                    "retried": self._retryable,
-                },
-            )
+            found = {"campaign_id": campaign_id, "recipients": expired, "retried": self._retryable}
+            log.warning("campaign_leases_expired", extra=found)
 
     async def _finish(self, campaign_id: str) -> None:
         campaign = await self._campaigns.find(campaign_id)
