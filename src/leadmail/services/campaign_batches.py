@@ -46,6 +46,7 @@ from leadmail.services.delivery import Timer
 
 log = logging.getLogger("leadmail.campaigns")
 _S = RecipientStatus
+RENDER_SLICE = 50  # messages rendered between two yields to the event loop
 HANDED_BACK = "not sent: its recipient was handed back to the campaign, to go in another message"
 
 
@@ -109,7 +110,9 @@ class BatchSender:
         skipped: list[RecipientOutcome] = []
         items: list[BatchItem] = []
         lead_of: dict[str, str] = {}
-        for recipient in batch.recipients:
+        for n, recipient in enumerate(batch.recipients, 1):
+            if n % RENDER_SLICE == 0:  # let requests served by this process go meanwhile
+                await asyncio.sleep(0)
             rendered = render_for(letter, recipient, leads.get(recipient.lead_id))
             if isinstance(rendered, str):
                 skipped.append(RecipientOutcome(recipient.lead_id, _S.SKIPPED, rendered))
