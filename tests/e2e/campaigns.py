@@ -5,6 +5,7 @@ a fresh Postgres database, sending through the provider stand-in; leads imported
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import subprocess
 import time
@@ -93,7 +94,7 @@ class CampaignRig:
         worker = Worker(process, stderr_path)
         try:
             deadline = time.monotonic() + READY_TIMEOUT_S
-            while '"worker_started"' not in worker.stderr():
+            while stderr_events(worker.stderr(), "worker_started") == 0:
                 if process.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"`leadmail worker` did not start:\n{worker.stderr()}")
                 time.sleep(0.05)
@@ -211,7 +212,12 @@ def after(rig: CampaignRig, moment: float) -> list[float]:
 
 
 def stderr_events(text: str, event: str) -> int:
-    return text.count(f'"event": "{event}"') + text.count(f'"event":"{event}"')
+    """How many JSON log lines of ``text`` are ``event``."""
+    found = 0
+    for line in text.splitlines():
+        with contextlib.suppress(ValueError):
+            found += json.loads(line).get("event") == event
+    return found
 
 
 def env_with(base: Mapping[str, str], **more: str) -> dict[str, str]:

@@ -46,7 +46,7 @@ def test_two_workers_share_a_campaign_at_the_rate_and_a_429_holds_them_both(
         emails = rig.leads(leads)
         campaign_id = rig.create()
         deadline = time.monotonic() + 10
-        while not all('"campaign_sending"' in w.stderr() for w in (first, second)):
+        while not all(stderr_events(w.stderr(), "campaign_sending") for w in (first, second)):
             assert time.monotonic() < deadline, "a worker never joined the campaign"
             time.sleep(0.05)
         rig.standin.fail_next(1, status=429, retry_after=1)
