@@ -216,7 +216,8 @@ def stderr_events(text: str, event: str) -> int:
     found = 0
     for line in text.splitlines():
         with contextlib.suppress(ValueError):
-            found += json.loads(line).get("event") == event
+            data = json.loads(line)
+            found += isinstance(data, dict) and data.get("event") == event
     return found
 
 
