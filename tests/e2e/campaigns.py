@@ -183,12 +183,18 @@ def campaign_rig(
     **settings: str,
 ) -> Iterator[CampaignRig]:
     """A stand-in for ``provider`` and ``leadmail serve --no-worker`` sending through it,
-    with a key; workers are started by the test (``rig.worker()``)."""
+    with a key; workers are started by the test (``rig.worker()``). On SQLite the server
+    sends campaigns itself."""
     api_key = provider_api_key(provider)
+    sqlite = database_url.startswith("sqlite:")
     with provider_standin(api_key=api_key, latency=latency) as standin:
         env = email_env(provider, standin.url, api_key, **settings)
         with server_with_key(
-            database_url, workdir, extra_env=env, key_first=False, serve_args=["--no-worker"]
+            database_url,
+            workdir,
+            extra_env=env,
+            key_first=sqlite,
+            serve_args=[] if sqlite else ["--no-worker"],
         ) as server:
             assert server.primary is not None
             yield CampaignRig(

@@ -163,6 +163,21 @@ def test_a_worker_killed_mid_campaign_then_started_again_sends_nobody_twice(
     assert "done" in out
 
 
+def test_on_sqlite_the_server_sends_a_campaign_itself(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'leadmail.db'}"
+    with campaign_rig(url, tmp_path, "postmark", EMAIL_BATCH="7") as rig:
+        emails = rig.leads(50)
+        campaign_id = rig.create(reply_to="Admissions <admissions@example.com>")
+        done = rig.wait_for(campaign_id, "done")
+
+    assert done["counts"]["sent"] == 50
+    assert sorted(rig.delivered()) == sorted(emails)
+    assert set(rig.delivered().values()) == {1}
+    batches = [r.json() for r in rig.standin.requests]
+    assert [len(b) for b in batches] == [7] * 7 + [1]
+    assert {m["ReplyTo"] for b in batches for m in b} == {'"Admissions" <admissions@example.com>'}
+
+
 def test_worker_and_serve_without_one_refuse_on_sqlite(tmp_path: Path) -> None:
     env = cli_env(f"sqlite:///{tmp_path / 'leadmail.db'}")
     for args in (["worker"], ["serve", "--no-worker", "--port", "1"]):
