@@ -38,6 +38,7 @@ from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.background import running_jobs
+from leadmail.campaign_wiring import campaign_sender
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.delivery import RetryPolicy
@@ -183,8 +184,8 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
     )
-    # Part C's seam: the sender's handler takes this one's place.
-    adapters.jobs.handle(CAMPAIGN_JOB, campaigns.run_job)
+    sender = campaign_sender(adapters, settings, templates, campaigns, clock)
+    adapters.jobs.handle(CAMPAIGN_JOB, sender.run_job)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
@@ -195,6 +196,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         imports=imports,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
+        sender=sender,
     )
 
 
@@ -210,8 +212,9 @@ def create_app(
     adapters: Adapters | None = None,
     *,
     on_ready: Callable[[Services], contextlib.AbstractAsyncContextManager[None]] | None = None,
+    run_jobs: bool = True,
 ) -> Litestar:
-    """The whole service as one ASGI app. Adapters open in the app's lifespan."""
+    """The whole service as one ASGI app; adapters open in its lifespan (``run_jobs``: a worker)."""
     adapters = adapters if adapters is not None else Adapters.from_settings(settings, serving=True)
     services = wire(adapters, settings)
 
@@ -227,7 +230,8 @@ def create_app(
                 )
             warn_if_rate_per_process(settings)
             shared = adapters.database is not None and adapters.database.kind == "postgres"
-            async with running_jobs(adapters.jobs, services, shared=shared):
+            jobs = running_jobs(adapters.jobs, services, shared=shared) if run_jobs else None
+            async with jobs or contextlib.nullcontext():
                 if on_ready is None:
                     yield
                 else:

@@ -57,6 +57,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     email_rate: float | None = None  # requests/s across every worker; None: the provider's
     email_batch: int | None = None  # messages per batch request; None: the provider's max
     redis_url: str = ""  # the rate limiter's shared storage; empty: in this process
+    # How long a worker holds a campaign's batch before another may take it over (a worker
+    # that stopped between the provider's call and recording its answer).
+    campaign_lease_seconds: float = 60.0
     allowed_sender_domains: tuple[str, ...] = ()  # empty: any
     templates_dir: str = ""  # empty: the catalog shipped with leadmail
     key_cache_seconds: float = 300.0  # Postgres only; 0 turns the API key cache off
@@ -193,6 +196,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             email_rate=email_rate if text("EMAIL_RATE", "") else None,
             email_batch=email_batch if text("EMAIL_BATCH", "") else None,
             redis_url=redis_url,
+            campaign_lease_seconds=number("CAMPAIGN_LEASE_SECONDS", 60.0, float),
             allowed_sender_domains=tuple(
                 d.strip().lower()
                 for d in text("ALLOWED_SENDER_DOMAINS", "").split(",")

@@ -201,6 +201,9 @@ class RequestLog:
         logger.msg(line)
 
 
+CORE_FIELDS = "campaign_id batch_id recipients retried reason error_type error lane seconds"
+
+
 def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
     global _chain
     numeric = logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
@@ -231,9 +234,12 @@ def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:
     )
 
     handler = LineHandler(buffer)
+    # The ``extra`` fields the core names (it logs through the stdlib); only those:
+    # libraries put others there (uvicorn its colored text).
+    extra = structlog.stdlib.ExtraAdder(CORE_FIELDS.split())
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared],
+            foreign_pre_chain=[structlog.stdlib.add_logger_name, extra, *shared],
             processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
         )
     )

@@ -19,6 +19,7 @@ from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.bootstrap import Adapters, create_app, wire
 from leadmail.config import Settings
 from leadmail.domain.leads import Lead, new_lead_id
+from leadmail.domain.pacing import email_lane
 from leadmail.services.keys import CreatedKey
 from leadmail.services.registry import Services
 from tests.support.catalog import WELCOME_VARIABLES
@@ -27,6 +28,7 @@ from tests.support.envelope import IMPORTS, LEADS, bearer
 SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 # Far enough in the past that anything the service stamps "now" is later.
 EPOCH = datetime(2020, 1, 1, 12, 0, tzinfo=UTC)
+HELD_S = 3600.0  # the provider's lane, held while an app of the API tests runs
 
 Client = AsyncTestClient[Litestar]
 
@@ -132,6 +134,10 @@ async def app_with_key(
     started: ``open_api`` runs it under a test client, other tools drive it themselves."""
     services = wire(adapters)
     key = await services.keys.create("acme")
+    # Campaigns made over the API stay as the tests make them: their sender (which runs in
+    # the app, as in `leadmail serve`) waits for the provider's lane, held. Sending is
+    # tested in tests/unit/test_campaign_sender.py and tests/e2e/test_campaigns.py.
+    await adapters.limiter.hold(email_lane(adapters.provider.name), HELD_S)
     app = create_app(settings or Settings(migrate_on_start=False), adapters)
     return app, services, key
 

@@ -21,6 +21,7 @@ from tests.contract.test_provider_requests import (  # noqa: F401 (an autouse fi
     dialect,
     load_spec,
     read_message,
+    read_reply_to,
     undeclared,
 )
 from tests.support.standin import Provider, RecordedRequest, batch_answer
@@ -198,3 +199,15 @@ def test_an_answer_with_more_entries_than_messages_is_cut_to_them(provider: Prov
     read = dialect(provider).batch_answers(200, {}, answer.body, 2)
 
     assert [a.provider_id for a in read] == list(answer.provider_ids[:2])
+
+
+@pytest.mark.parametrize("provider", BATCHING)
+def test_each_message_of_a_batch_carries_its_reply_to(provider: Provider) -> None:
+    emails = [MESSAGES["with a reply-to"], MESSAGES["one recipient"]]
+    request = build(provider, batch_of(emails))
+
+    assert request.json_array is not None
+    replies = [
+        read_reply_to(provider, ProviderRequest("POST", "", json=m)) for m in request.json_array
+    ]
+    assert replies == [[("Admissions Office", "admissions@school.example")], []]

@@ -71,6 +71,20 @@ class TestLeadRepositoryContract:
 
     # --- uniqueness of the email key -----------------------------------------------------
 
+    async def test_get_many_finds_the_accounts_leads_by_id_and_leaves_out_the_rest(
+        self, storage: Storage
+    ) -> None:
+        account, other = await storage.new_account(), await storage.new_account()
+        mine = [a_lead(account, email=f"many{n}@example.com", fields={"n": n}) for n in range(3)]
+        theirs = a_lead(other, email="theirs@example.com")
+        await add_all(storage, [*mine, theirs])
+        wanted = [mine[2].lead_id, theirs.lead_id, mine[0].lead_id, unique_lead_id()]
+
+        found = await storage.leads.get_many(account, wanted)
+
+        assert found == {mine[2].lead_id: mine[2], mine[0].lead_id: mine[0]}
+        assert await storage.leads.get_many(account, []) == {}
+
     async def test_add_with_a_taken_email_key_raises_duplicate_lead_naming_the_owner(
         self, storage: Storage
     ) -> None:

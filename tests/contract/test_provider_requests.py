@@ -199,6 +199,13 @@ MESSAGES: dict[str, OutgoingEmail] = {
         subject="Grüße aus Köln — 你好 🎉",
         html="<p>Schöne Grüße, 李雷! ✓</p>",
     ),
+    "with a reply-to": OutgoingEmail(
+        sender=box("Course Team <team@school.example>"),
+        to=(box("Ada Lovelace <ada@example.com>"),),
+        subject="March open day",
+        html="<p>Come and see us.</p>",
+        reply_to=box("Admissions Office <admissions@school.example>"),
+    ),
     "fifty recipients": OutgoingEmail(
         sender=box("news@school.example"),
         to=tuple(box(f"Lead {i} <lead{i}@example.com>") for i in range(MAX_RECIPIENTS)),
@@ -282,9 +289,9 @@ def test_the_body_validates_against_the_published_schema(
         f"{list(e.absolute_path)}: {e.message}" for e in spec.validator(schema).iter_errors(body)
     ]
     assert errors == []
-    # Only what the description declares (Mailgun documents its "v:" custom variables by
-    # an example name, "v:my-var").
-    extra = [f for f in undeclared(spec, body, schema) if not f.startswith("body.v:")]
+    # Only what the description declares (Mailgun documents its "v:" custom variables and
+    # its "h:" headers by example names, "v:my-var" and "h:X-My-Header").
+    extra = [f for f in undeclared(spec, body, schema) if not f.startswith(("body.v:", "body.h:"))]
     assert extra == []
 
 
@@ -298,6 +305,35 @@ def test_the_body_carries_the_message(provider: Provider, email: OutgoingEmail) 
     assert recipients == [(b.name, b.address) for b in email.to]
     assert subject == email.subject
     assert html == email.html
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_the_reply_to_is_the_described_field(provider: Provider) -> None:
+    email = MESSAGES["with a reply-to"]
+    request = dialect(provider).build(email, MESSAGE_ID)
+
+    assert read_reply_to(provider, request) == [("Admissions Office", "admissions@school.example")]
+    without = dialect(provider).build(MESSAGES["one recipient"], MESSAGE_ID)
+    assert read_reply_to(provider, without) == []
+    if provider == "mailgun":  # a header, as the description's "h:X-My-Header" says
+        assert "h:X-My-Header" in (SPECS_DIR / SPEC_FILES["mailgun"]).read_text()
+
+
+def read_reply_to(provider: Provider, request: ProviderRequest) -> list[tuple[str, str]]:
+    """The reply-to addresses as the provider reads them from the body."""
+    body = request.json or {}
+    match provider:
+        case "resend":
+            return getaddresses([body["reply_to"]]) if "reply_to" in body else []
+        case "postmark":
+            return getaddresses([body["ReplyTo"]]) if "ReplyTo" in body else []
+        case "sendgrid":
+            found = body.get("reply_to")
+            return [] if found is None else [(found.get("name", ""), found["email"])]
+        case "mailgun":
+            return getaddresses([v for k, v in request.form if k == "h:Reply-To"])
+        case "mailpit":
+            return [(p.get("Name", ""), p["Email"]) for p in body.get("ReplyTo", [])]
 
 
 def read_message(

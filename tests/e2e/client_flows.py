@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import sys
 import uuid
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
 from typing import TypeVar
 
@@ -215,6 +215,10 @@ def campaign_flows(api: AuthenticatedClient, tag: str) -> None:
     expect(add_lead.sync_detailed(client=api, body=lead), HTTPStatus.OK, LeadEnvelope)
     shared = {name: value for name, value in WELCOME.items() if name != "first_name"}
 
+    # An hour ahead: it waits, scheduled, with its audience frozen (started at once, the
+    # server's sender would have sent it before it could be paused).
+    later = datetime.now(UTC) + timedelta(hours=1)
+
     def campaign(audience: str, variables: dict[str, str]) -> NewCampaign:
         return NewCampaign(
             name="March open day",
@@ -222,12 +226,13 @@ def campaign_flows(api: AuthenticatedClient, tag: str) -> None:
             audience=NewCampaignAudience(tag=audience),
             variables=NewCampaignVariables.from_dict(variables),
             from_=SENDER,
+            send_at=later,
         )
 
     made = create_campaign.sync_detailed(client=api, body=campaign(march, shared))
     created = expect(made, HTTPStatus.CREATED, CampaignEnvelope).data
     total: int = created.counts.total
-    assert (created.status, total, created.counts.pending) == ("running", 1, 1), created
+    assert (created.status, total, created.counts.pending) == ("scheduled", 1, 1), created
 
     paused = expect(
         pause_campaign.sync_detailed(created.id, client=api), HTTPStatus.OK, CampaignEnvelope

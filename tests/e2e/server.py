@@ -7,7 +7,7 @@ import contextlib
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,14 +125,16 @@ def running_server(
     workdir: Path,
     extra_env: Mapping[str, str] | None = None,
     name: str = "serve",
+    serve_args: Sequence[str] = (),
 ) -> Iterator[LeadmailServer]:
-    """``leadmail serve --port <free>`` until the block ends; ready when it is yielded."""
+    """``leadmail serve --port <free> [serve_args]`` until the block ends; ready when it is
+    yielded."""
     port = free_port()
     stdout_path = workdir / f"{name}-{port}.stdout"
     stderr_path = workdir / f"{name}-{port}.stderr"
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
         process = subprocess.Popen(
-            [*leadmail_command(), "serve", "--port", str(port)],
+            [*leadmail_command(), "serve", "--port", str(port), *serve_args],
             env=cli_env(database_url, extra_env),
             cwd=workdir,
             stdin=subprocess.DEVNULL,
@@ -155,6 +157,7 @@ def server_with_key(
     extra_env: Mapping[str, str] | None = None,
     key_first: bool = True,
     name: str = "serve",
+    serve_args: Sequence[str] = (),
 ) -> Iterator[LeadmailServer]:
     """A running server and one key of an account of its own (``server.primary``).
 
@@ -164,7 +167,7 @@ def server_with_key(
     is made while it runs: no demo key may be printed there either. ``extra_env`` is given
     to the server only (the key is made with the plain CLI environment)."""
     primary = create_keys(database_url, workdir, new_name("primary"))[0] if key_first else None
-    with running_server(database_url, workdir, extra_env, name) as server:
+    with running_server(database_url, workdir, extra_env, name, serve_args) as server:
         if primary is None:
             primary = create_keys(database_url, workdir, new_name("primary"))[0]
         server.primary = primary

@@ -27,6 +27,7 @@ import json
 import re
 import secrets
 import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
@@ -239,6 +240,7 @@ class RecordedRequest:
     provider_id: str | None = None  # the id the stand-in issued, when it accepted
     provider_ids: tuple[str, ...] = ()  # a batch's: one per message it accepted, in order
     replayed: bool = False  # answered as the first request with its idempotency key was
+    received_at: float = 0.0  # time.monotonic() when it was read whole
 
     @property
     def path(self) -> str:
@@ -609,6 +611,7 @@ async def _read_request(
                 ),
                 body=bytes(body),
                 provider=provider_of(target.partition("?")[0]),
+                received_at=time.monotonic(),
             )
         elif isinstance(event, h11.ConnectionClosed):
             return None

@@ -144,19 +144,19 @@ async def test_the_job_begins_a_scheduled_campaign_at_its_time_and_not_before(ri
     view = await rig.campaigns.create(ACCOUNT, request(send_at="2026-01-05T12:30:00Z"))
     campaign_id = view.campaign.campaign_id
 
-    await rig.campaigns.run_job(campaign_id)  # hours early: queued again for its time
+    await rig.campaigns.begin_when_due(campaign_id)  # hours early: queued again for its time
     assert (
         await rig.campaigns.get(ACCOUNT, campaign_id)
     ).campaign.status is CampaignStatus.SCHEDULED
     assert rig.jobs.queued[-1] == (CAMPAIGN_JOB, campaign_id, view.campaign.send_at)
 
     rig.clock.advance(timedelta(hours=3))
-    await rig.campaigns.run_job(campaign_id)
+    await rig.campaigns.begin_when_due(campaign_id)
 
     begun = (await rig.campaigns.get(ACCOUNT, campaign_id)).campaign
     assert (begun.status, begun.started_at) == (CampaignStatus.RUNNING, rig.clock.now)
-    await rig.campaigns.run_job(campaign_id)  # again: nothing more to do
-    await rig.campaigns.run_job("cmp_missing")
+    await rig.campaigns.begin_when_due(campaign_id)  # again: nothing more to do
+    await rig.campaigns.begin_when_due("cmp_missing")
 
 
 async def test_pause_resume_and_cancel(rig: Rig) -> None:

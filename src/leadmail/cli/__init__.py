@@ -15,7 +15,7 @@ import structlog
 
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.bootstrap import Adapters, create_app, ensure_demo_key, wire
-from leadmail.cli import leads
+from leadmail.cli import campaigns, leads, worker
 from leadmail.config import ConfigError, Settings
 from leadmail.domain.errors import LeadmailError
 from leadmail.domain.keys import ApiKey
@@ -52,6 +52,12 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the HTTP API")
     serve.add_argument("--host", help="interface to bind (default: LEADMAIL_HOST or 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default: LEADMAIL_PORT or 8000)")
+    serve.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="run no job worker in this process: `leadmail worker` processes send campaigns"
+        " and run imports (Postgres only)",
+    )
     serve.set_defaults(run=_serve)
 
     migrate = commands.add_parser("migrate", help="apply pending database migrations")
@@ -72,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     revoke.add_argument("key_id")
     revoke.set_defaults(run=_keys_revoke)
     leads.add_commands(commands)
+    worker.add_commands(commands)
+    campaigns.add_commands(commands)
     return parser
 
 
@@ -89,6 +97,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
     host = args.host or settings.host
     port = args.port or settings.port
+    if args.no_worker and settings.is_sqlite:
+        return worker.refuse_on_sqlite("serve --no-worker")
 
     @contextlib.asynccontextmanager
     async def on_ready(services: Services) -> AsyncIterator[None]:
@@ -103,7 +113,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         gc.freeze()
         yield
 
-    app = create_app(settings, on_ready=on_ready)
+    app = create_app(settings, on_ready=on_ready, run_jobs=not args.no_worker)
     config = uvicorn.Config(
         app,
         host=host,

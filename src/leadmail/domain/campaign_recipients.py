@@ -9,14 +9,26 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from leadmail.domain.campaigns import Campaign, RecipientStatus
+from leadmail.domain.email import (
+    CONTROL,
+    MAX_DISPLAY_NAME,
+    Mailbox,
+    OutgoingEmail,
+    check_subject,
+    parse_sender,
+)
+from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_variables import template_variables
 from leadmail.domain.leads import Lead
+from leadmail.domain.templates import Template
 
 BATCH_ID_PREFIX = "bat_"
 # The error of a recipient left ``unknown`` (expire, not retryable).
 STOPPED = "the worker stopped before recording the provider's answer"
 # Of a retryable batch left when its campaign is cancelled: its first try may have landed.
 CANCELLED_UNKNOWN = "the campaign was cancelled before a retry could learn the outcome"
+# The error of a recipient skipped because its lead was deleted after the start.
+LEAD_DELETED = "the lead was deleted before its message was sent"
 
 
 def new_batch_id() -> str:
@@ -96,3 +108,52 @@ class RecipientOutcome:
     @property
     def keeps_message(self) -> bool:
         return self.status not in (RecipientStatus.SKIPPED, RecipientStatus.SUPPRESSED)
+
+
+@dataclass(frozen=True, slots=True)
+class Letter:
+    """What every message of a campaign shares: its template and addresses, read once."""
+
+    campaign: Campaign
+    template: Template
+    sender: Mailbox
+    reply_to: Mailbox | None
+
+    @classmethod
+    def of(cls, campaign: Campaign, template: Template) -> Letter:
+        reply_to = campaign.reply_to
+        return cls(
+            campaign,
+            template,
+            parse_sender(campaign.sender),
+            None if reply_to is None else parse_sender(reply_to, "reply_to"),
+        )
+
+
+def render_for(letter: Letter, recipient: Recipient, lead: Lead | None) -> OutgoingEmail | str:
+    """The message of one recipient: the template filled with the lead's values over the
+    campaign's shared ones, to the address frozen at the start (with the lead's name when
+    it can be a display name). Or why it is skipped: the lead is gone, a variable has no
+    value (``lacks_variable``), or a value cannot go in the subject."""
+    template = letter.template
+    if lead is None:
+        return LEAD_DELETED
+    values = values_for(letter.campaign, lead)
+    lacking = next((name for name in template.variables if name not in values), None)
+    if lacking is not None:
+        return lacks_variable(lacking)
+    try:
+        rendered = template.render(values)
+        subject = check_subject(rendered.subject)
+    except ValidationFailed as e:
+        return "; ".join(f"`{x.field}` {x.message}" for x in e.errors)
+    name = lead.name.strip()
+    if CONTROL.search(name) or len(name) > MAX_DISPLAY_NAME:
+        name = ""
+    return OutgoingEmail(
+        sender=letter.sender,
+        to=(Mailbox(recipient.email, name),),
+        subject=subject,
+        html=rendered.html,
+        reply_to=letter.reply_to,
+    )

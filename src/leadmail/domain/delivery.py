@@ -33,14 +33,25 @@ class ProviderRejected(DeliveryError):
 
 
 class ProviderUnavailable(DeliveryError):
-    """The provider could not take the message now (connection, timeout, 429, 5xx)."""
+    """The provider could not take the message now (connection, timeout, 429, 5xx).
+
+    ``status``: the HTTP status the provider answered (429, 5xx, ...), None when no answer
+    came (a timeout, a connection refused or cut): then the request may have landed."""
 
     code = "PROVIDER_UNAVAILABLE"
 
-    def __init__(self, detail: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, detail: str, retry_after: float | None = None, *, status: int | None = None
+    ) -> None:
         super().__init__(f"The email provider is unavailable: {detail}")
         self.detail = detail
         self.retry_after = retry_after
+        self.status = status
+
+    @property
+    def throttled(self) -> bool:
+        """A 429: the provider asks every sender on its lane to slow down."""
+        return self.status == 429
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,12 +124,13 @@ class SenderPolicy:
 
 @dataclass(frozen=True, slots=True)
 class OutgoingEmail:
-    """One message as a provider will receive it."""
+    """One message as a provider will receive it; replies go to ``reply_to`` when set."""
 
     sender: Mailbox
     to: tuple[Mailbox, ...]
     subject: str
     html: str
+    reply_to: Mailbox | None = None
 
 
 class MessageStatus(StrEnum):
@@ -160,6 +161,23 @@ class Message:
     last_error: str
     created_at: datetime
     updated_at: datetime
+
+    @classmethod
+    def pending(
+        cls,
+        message_id: str,
+        account_id: str,
+        email: OutgoingEmail,
+        template_id: str | None,
+        provider: str,
+        now: datetime,
+    ) -> Message:
+        """``email``, about to be handed to ``provider``: recorded before it is."""
+        return cls(
+            message_id, account_id, email.sender.formatted(),
+            tuple(box.formatted() for box in email.to), email.subject, template_id,
+            MessageStatus.PENDING, provider, None, 0, "", now, now,
+        )  # fmt: skip
 
     def sent(self, provider_message_id: str | None, attempts: int, now: datetime) -> Message:
         """This message, accepted by the provider after ``attempts`` attempts in all."""

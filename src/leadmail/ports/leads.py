@@ -24,6 +24,11 @@ class LeadRepository(Protocol):
 
     async def get(self, account_id: str, lead_id: str) -> Lead | None: ...
 
+    async def get_many(self, account_id: str, lead_ids: Sequence[str]) -> dict[str, Lead]:
+        """The account's leads among ``lead_ids``, by id (a missing one is left out): one
+        round trip for a campaign's batch."""
+        ...
+
     async def replace(self, lead: Lead, expected: Lead | None = None) -> Lead | None:
         """Overwrite the client fields (tags and custom fields included) and ``updated_at``
         of an existing lead.

@@ -31,7 +31,7 @@ from leadmail.ports.jobs import JobQueue
 from leadmail.services.campaign_checks import CampaignChecks, CampaignRequest
 
 T = TypeVar("T")
-CAMPAIGN_JOB = "campaign.send"  # payload: the campaign id
+CAMPAIGN_JOB = "campaign.send"  # payload: the campaign id (and a seat: campaign_sender.py)
 RECIPIENT_CURSOR = re.compile(r"^[A-Za-z0-9_-]{1,40}$")  # a lead id: the last one shown
 EARLY_BY_AT_MOST = timedelta(minutes=1)  # a job that came early waits for send_at
 _TRIES = 5  # of a transition that lost a race with another
@@ -142,10 +142,18 @@ class CampaignService:
             await self._enqueue(campaign)
         return len(active)
 
-    async def run_job(self, campaign_id: str) -> None:
-        """CAMPAIGN_JOB's handler. Part A: a scheduled campaign whose ``send_at`` has come
-        starts running (the issue's "scheduled -> running at send_at"). The sending is
-        part C's: its sender replaces this handler in bootstrap.wire."""
+    async def find(self, campaign_id: str) -> CampaignView:
+        """A campaign of any account, by its id (unique across accounts): for the command
+        line, never for a client's request."""
+        found = await self._campaigns.find(campaign_id)
+        if found is None:
+            raise CampaignNotFound(campaign_id)
+        return await self._view(found)
+
+    async def begin_when_due(self, campaign_id: str) -> None:
+        """A scheduled campaign whose ``send_at`` has come starts running (the issue's
+        "scheduled -> running at send_at"); the first step of CAMPAIGN_JOB's handler
+        (services/campaign_sender.py)."""
         campaign = await self._campaigns.find(campaign_id)
         if campaign is None or campaign.status is not CampaignStatus.SCHEDULED:
             return

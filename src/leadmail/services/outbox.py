@@ -81,22 +81,9 @@ class Outbox:
 
     async def _record(self, account_id: str, plan: SendPlan) -> list[Message]:
         now = self._clock()
+        provider = self._delivery.provider
         messages = [
-            Message(
-                message_id=new_message_id(),
-                account_id=account_id,
-                sender=email.sender.formatted(),
-                to=tuple(m.formatted() for m in email.to),
-                subject=email.subject,
-                template_id=plan.template_id,
-                status=MessageStatus.PENDING,
-                provider=self._delivery.provider,
-                provider_message_id=None,
-                attempts=0,
-                last_error="",
-                created_at=now,
-                updated_at=now,
-            )
+            Message.pending(new_message_id(), account_id, email, plan.template_id, provider, now)
             for email in plan.emails
         ]
         await self._messages.add(messages)

@@ -22,6 +22,7 @@ log = structlog.get_logger("leadmail.jobs")
 # cancelled is taken again, by any server, once its heartbeat is missed: it resumes).
 STOP_WAIT_S = 2.0
 RESTART_AFTER_S = 5.0  # after the worker lost its connection
+JOB_CONCURRENCY = 8  # jobs a process runs at once: imports, and one per campaign it sends
 
 
 class PgQueuerJobQueue(JobQueue):
@@ -34,7 +35,7 @@ class PgQueuerJobQueue(JobQueue):
         self,
         database: Database,
         *,
-        concurrency: int = 2,
+        concurrency: int = JOB_CONCURRENCY,
         heartbeat_timeout: timedelta = timedelta(seconds=30),
     ) -> None:
         self._database = database

@@ -21,6 +21,9 @@ LEADS = Mapped(Leads, Lead)
 _ALL = ", ".join(f'"{column}"' for column in LEADS.columns)
 _INSERT = LEADS.insert
 _GET = LEADS.select("account_id", "lead_id")
+_GET_MANY = LEADS.statement(  # Postgres
+    f'SELECT {_ALL} FROM "leads" WHERE "account_id" = %s AND "lead_id" = ANY(%s::text[])'
+)
 _ASSIGNED = [*CLIENT_FIELDS, "email_key", "updated_at"]
 _REPLACE = LEADS.update(_ASSIGNED, ["account_id", "lead_id"], returning=True)
 # Postgres: the same, only while the lead is as it was read (jsonb compares by value).
@@ -80,6 +83,18 @@ class PiccoloLeadRepository(LeadRepository):
     async def get(self, account_id: str, lead_id: str) -> Lead | None:
         row = await self._db.fetchrow(_GET, account_id, lead_id)
         return None if row is None else LEADS.from_row(row)
+
+    async def get_many(self, account_id: str, lead_ids: Sequence[str]) -> dict[str, Lead]:
+        if not lead_ids:
+            return {}
+        wanted = sorted(set(lead_ids))
+        if self._db.kind == "postgres":  # one statement whatever the count
+            rows = await self._db.fetch(_GET_MANY, account_id, wanted)
+        else:
+            marks = ", ".join("%s" for _ in wanted)
+            text = f'SELECT {_ALL} FROM "leads" WHERE "account_id" = %s AND "lead_id" IN ({marks})'
+            rows = await self._db.fetch(LEADS.statement(text), account_id, *wanted)
+        return {row["lead_id"]: LEADS.from_row(row) for row in rows}
 
     async def replace(self, lead: Lead, expected: Lead | None = None) -> Lead | None:
         try:

@@ -220,6 +220,7 @@ class HttpEmailProvider(EmailProvider):
             return ProviderUnavailable(
                 f"{self.name} answered {status}: {text}",
                 retry_after=parse_retry_after(headers.get("Retry-After")),
+                status=status,
             )
         return ProviderRejected(status, text[:MAX_PROVIDER_TEXT])
 

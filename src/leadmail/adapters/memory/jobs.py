@@ -20,7 +20,7 @@ class InProcessJobQueue(JobQueue):
     server starts). ``stop`` cancels what runs and what waits (an import is resumed from
     its last batch at the next start)."""
 
-    def __init__(self, concurrency: int = 2) -> None:
+    def __init__(self, concurrency: int = 8) -> None:  # imports, and one per campaign
         self._handlers: dict[str, JobHandler] = {}
         self._places = asyncio.Semaphore(concurrency)
         self._tasks: set[asyncio.Task[None]] = set()

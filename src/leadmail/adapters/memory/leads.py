@@ -45,6 +45,10 @@ class MemoryLeadRepository(LeadRepository):
     async def get(self, account_id: str, lead_id: str) -> Lead | None:
         return self._leads.get((account_id, lead_id))
 
+    async def get_many(self, account_id: str, lead_ids: Sequence[str]) -> dict[str, Lead]:
+        found = (self._leads.get((account_id, lead_id)) for lead_id in lead_ids)
+        return {lead.lead_id: lead for lead in found if lead is not None}
+
     async def replace(self, lead: Lead, expected: Lead | None = None) -> Lead | None:
         stored = self._leads.get((lead.account_id, lead.lead_id))
         if stored is None or (expected is not None and not unchanged(stored, expected)):

@@ -41,6 +41,8 @@ class Mailgun(Dialect):
                 ("subject", email.subject),
                 ("html", email.html),
                 ("v:leadmail_message_id", message_id),
+                # Any header as "h:<name>" (the description's h:X-My-Header pattern).
+                *((("h:Reply-To", email.reply_to.formatted()),) if email.reply_to else ()),
             ),
         )
 

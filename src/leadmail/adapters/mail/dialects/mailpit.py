@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from leadmail.adapters.mail.dialects.base import (
     Dialect,
+    JsonObject,
     ProviderRequest,
     basic_auth,
     clip,
@@ -21,16 +22,15 @@ class Mailpit(Dialect):
     needs_api_key = False  # optional: "user:password" for basic auth, see auth_headers
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
-        return ProviderRequest(
-            method="POST",
-            path="/api/v1/send",
-            json={
-                "From": _mailpit_address(email.sender),
-                "To": [_mailpit_address(box) for box in email.to],
-                "Subject": email.subject,
-                "HTML": email.html,
-            },
-        )
+        body: JsonObject = {
+            "From": _mailpit_address(email.sender),
+            "To": [_mailpit_address(box) for box in email.to],
+            "Subject": email.subject,
+            "HTML": email.html,
+        }
+        if email.reply_to is not None:  # an array of {Email, Name?}
+            body["ReplyTo"] = [_mailpit_address(email.reply_to)]
+        return ProviderRequest(method="POST", path="/api/v1/send", json=body)
 
     def auth_headers(self, api_key: str) -> dict[str, str]:
         """No auth by default; an api key ``user:password`` is sent as basic auth, for a

@@ -68,12 +68,15 @@ class Postmark(Dialect):
 def _message(email: OutgoingEmail) -> JsonObject:
     # Postmark's published description (Swagger 2.0) has no MessageStream field: the
     # server's default transactional stream, "outbound", is used.
-    return {
+    message: JsonObject = {
         "From": email.sender.formatted(),
         "To": ", ".join(box.formatted() for box in email.to),
         "Subject": email.subject,
         "HtmlBody": email.html,
     }
+    if email.reply_to is not None:  # "Reply To override email address"
+        message["ReplyTo"] = email.reply_to.formatted()
+    return message
 
 
 def _error_text(data: JsonObject) -> str:

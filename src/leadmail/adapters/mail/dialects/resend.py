@@ -73,12 +73,15 @@ class Resend(Dialect):
 
 
 def _message(email: OutgoingEmail) -> JsonObject:
-    return {
+    message: JsonObject = {
         "from": email.sender.formatted(),
         "to": [box.formatted() for box in email.to],
         "subject": email.subject,
         "html": email.html,
     }
+    if email.reply_to is not None:  # a string or an array of strings
+        message["reply_to"] = email.reply_to.formatted()
+    return message
 
 
 def _id_of(entry: object) -> str | None:

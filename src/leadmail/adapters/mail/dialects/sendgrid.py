@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from leadmail.adapters.mail.dialects.base import (
     Dialect,
+    JsonObject,
     ProviderRequest,
     clip,
     header,
@@ -20,23 +21,22 @@ class SendGrid(Dialect):
     default_base_url = "https://api.sendgrid.com"
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
-        return ProviderRequest(
-            method="POST",
-            path="/v3/mail/send",
-            json={
-                "personalizations": [
-                    {
-                        "to": [_sendgrid_address(box) for box in email.to],
-                        # The top-level custom_args is a string in SendGrid's description;
-                        # the per-personalization one is the object of name -> value.
-                        "custom_args": {"leadmail_message_id": message_id},
-                    }
-                ],
-                "from": _sendgrid_address(email.sender),
-                "subject": email.subject,
-                "content": [{"type": "text/html", "value": email.html}],
-            },
-        )
+        body: JsonObject = {
+            "personalizations": [
+                {
+                    "to": [_sendgrid_address(box) for box in email.to],
+                    # The top-level custom_args is a string in SendGrid's description;
+                    # the per-personalization one is the object of name -> value.
+                    "custom_args": {"leadmail_message_id": message_id},
+                }
+            ],
+            "from": _sendgrid_address(email.sender),
+            "subject": email.subject,
+            "content": [{"type": "text/html", "value": email.html}],
+        }
+        if email.reply_to is not None:  # a MailTo: {email, name?}
+            body["reply_to"] = _sendgrid_address(email.reply_to)
+        return ProviderRequest(method="POST", path="/v3/mail/send", json=body)
 
     def message_id_from(self, status: int, headers: Mapping[str, str], body: bytes) -> str | None:
         # 202 Accepted with an empty body; the id is in a header.

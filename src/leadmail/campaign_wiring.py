@@ -1,0 +1,72 @@
+"""The sender of campaigns put together from the adapters and settings (bootstrap.wire
+calls this): how large its batches are, how many it keeps at the provider, its lease."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Protocol
+
+from leadmail.config import Settings
+from leadmail.domain.clock import Clock
+from leadmail.domain.delivery import RetryPolicy
+from leadmail.domain.pacing import email_lane
+from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
+from leadmail.ports.leads import LeadRepository
+from leadmail.ports.mail import EmailProvider
+from leadmail.ports.messages import MessageRepository
+from leadmail.ports.rate_limits import RateLimiter
+from leadmail.services.campaign_batches import BatchSender, SenderSettings
+from leadmail.services.campaign_sender import CampaignSender
+from leadmail.services.campaigns import CampaignService
+from leadmail.services.delivery import SystemTimer
+from leadmail.services.templates import TemplateService
+
+# A campaign's batches at the provider at once, per process, where the provider takes
+# batches (one message per request: LEADMAIL_EMAIL_CONCURRENCY of them).
+BATCHES_IN_FLIGHT = 4
+
+
+class SenderAdapters(Protocol):
+    """The adapters the sender uses (bootstrap.Adapters has them)."""
+
+    campaigns: CampaignRepository
+    recipients: RecipientRepository
+    leads: LeadRepository
+    messages: MessageRepository
+    provider: EmailProvider
+    limiter: RateLimiter
+
+
+def sender_settings(settings: Settings, provider: EmailProvider) -> SenderSettings:
+    """Batches as large as the provider takes (or LEADMAIL_EMAIL_BATCH, if smaller)."""
+    batch = min(settings.email_batch or provider.batch_limit, provider.batch_limit)
+    return SenderSettings(
+        lease=timedelta(seconds=settings.campaign_lease_seconds),
+        batch=batch,
+        in_flight=settings.email_concurrency if batch == 1 else BATCHES_IN_FLIGHT,
+        retry=RetryPolicy(
+            max_attempts=settings.email_max_attempts, deadline=settings.email_deadline
+        ),
+    )
+
+
+def campaign_sender(
+    parts: SenderAdapters,
+    settings: Settings,
+    templates: TemplateService,
+    campaigns: CampaignService,
+    clock: Clock,
+) -> CampaignSender:
+    """CAMPAIGN_JOB's handler (services/campaign_sender.py)."""
+    provider = parts.provider
+    chosen = sender_settings(settings, provider)
+    lane, timer = email_lane(provider.name), SystemTimer()
+    batches = BatchSender(
+        parts.recipients, parts.leads, parts.messages, provider, parts.limiter, lane,
+        chosen, clock, timer,
+    )  # fmt: skip
+    return CampaignSender(
+        parts.campaigns, parts.recipients, templates, batches, parts.limiter,
+        lane, chosen, clock, timer,
+        begin=campaigns.begin_when_due, retryable=provider.keeps_idempotency,
+    )  # fmt: skip

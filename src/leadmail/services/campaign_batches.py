@@ -1,0 +1,243 @@
+"""One batch of a campaign, claimed by this worker, sent: each recipient's message rendered
+(or the recipient skipped), the messages stored pending before the provider is called,
+one provider request for the batch (its batch id as the Idempotency-Key, kept by a
+retry), retried with backoff, and what became of each recipient recorded on it and on
+its message.
+
+A failure that the provider answered (429, 5xx) delivered nothing: a batch given up
+after one (stopped, or a 429 that outlasts the batch's time) is released, its recipients
+pending again. After a failure without an answer (a timeout, a cut connection) the batch
+may have landed: it is left as it is, and when its lease ends another claim retries it
+with the same key (a provider that keeps idempotency) or marks it ``unknown``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from leadmail.domain.campaign_recipients import (
+    ClaimedBatch,
+    Letter,
+    RecipientOutcome,
+    render_for,
+)
+from leadmail.domain.campaigns import RecipientStatus
+from leadmail.domain.clock import Clock
+from leadmail.domain.delivery import (
+    BatchItem,
+    DeliveryError,
+    ItemResult,
+    ProviderRejected,
+    ProviderUnavailable,
+    RetryPolicy,
+)
+from leadmail.domain.email import Message
+from leadmail.ports.campaigns import RecipientRepository
+from leadmail.ports.leads import LeadRepository
+from leadmail.ports.mail import EmailProvider
+from leadmail.ports.messages import MessageRepository
+from leadmail.ports.rate_limits import RateLimiter
+from leadmail.services.campaign_watch import CampaignWatch
+from leadmail.services.delivery import Timer
+
+log = logging.getLogger("leadmail.campaigns")
+_S = RecipientStatus
+RENDER_SLICE = 50  # messages rendered between two yields to the event loop
+HANDED_BACK = "not sent: its recipient was handed back to the campaign, to go in another message"
+
+
+@dataclass(frozen=True, slots=True)
+class SenderSettings:
+    """``batch``: recipients per provider request; ``in_flight``: batches one process has
+    at the provider at once per campaign; ``poll``: how often the campaign's status is
+    read while it runs; ``hold``: how long a 429 without Retry-After holds the lane."""
+
+    lease: timedelta = timedelta(seconds=60)
+    batch: int = 1
+    in_flight: int = 4
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    poll: float = 0.5
+    hold: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Delivered:
+    """The provider's answer (``results``), or the error given up on, or neither: the
+    batch was handed back (stopped, or throttled too long); ``may_have_landed`` when an
+    attempt got no answer."""
+
+    attempts: int
+    results: list[ItemResult] | None = None
+    error: DeliveryError | None = None
+    may_have_landed: bool = False
+
+
+class BatchSender:
+    def __init__(
+        self,
+        recipients: RecipientRepository,
+        leads: LeadRepository,
+        messages: MessageRepository,
+        provider: EmailProvider,
+        limiter: RateLimiter,
+        lane: str,
+        settings: SenderSettings,
+        clock: Clock,
+        timer: Timer,
+    ) -> None:
+        self._recipients = recipients
+        self._leads = leads
+        self._messages = messages
+        self._provider = provider
+        self._limiter = limiter
+        self._lane = lane
+        self._settings = settings
+        self._clock = clock
+        self._timer = timer
+
+    async def send(self, letter: Letter, batch: ClaimedBatch, watch: CampaignWatch) -> None:
+        """Send ``batch`` (its rate already acquired) and record its outcomes."""
+        if not watch.running:  # stopped since the claim: nothing was sent
+            await self._recipients.release(batch, self._clock())
+            return
+        campaign = letter.campaign
+        ids = [r.lead_id for r in batch.recipients]
+        leads = await self._leads.get_many(campaign.account_id, ids)
+        skipped: list[RecipientOutcome] = []
+        items: list[BatchItem] = []
+        lead_of: dict[str, str] = {}
+        for n, recipient in enumerate(batch.recipients, 1):
+            if n % RENDER_SLICE == 0:  # let requests served by this process go meanwhile
+                await asyncio.sleep(0)
+            rendered = render_for(letter, recipient, leads.get(recipient.lead_id))
+            if isinstance(rendered, str):
+                skipped.append(RecipientOutcome(recipient.lead_id, _S.SKIPPED, rendered))
+                continue
+            assert recipient.message_id is not None  # given by the claim
+            items.append(BatchItem(rendered, recipient.message_id))
+            lead_of[recipient.message_id] = recipient.lead_id
+        if skipped:
+            await self._recipients.record(batch, skipped, self._clock())
+        if not items:
+            return
+        messages = await self._stored(letter, batch, items)
+        delivered = await self._deliver(items, batch, watch)
+        now = self._clock()
+        outcomes: list[RecipientOutcome] = []
+        changed: list[Message] = []
+        if delivered.results is not None:
+            for result in delivered.results:
+                message = messages[result.message_id]
+                lead_id = lead_of[result.message_id]
+                if result.error is None:
+                    outcomes.append(RecipientOutcome(lead_id, _S.SENT))
+                    changed.append(
+                        message.sent(result.provider_message_id, delivered.attempts, now)
+                    )
+                else:
+                    outcomes.append(RecipientOutcome(lead_id, _S.FAILED, result.error.message))
+                    changed.append(message.failed(result.error.message, delivered.attempts, now))
+        elif delivered.error is not None:
+            error = delivered.error.message
+            outcomes = [RecipientOutcome(lead_of[i.message_id], _S.FAILED, error) for i in items]
+            changed = [messages[i.message_id].failed(error, delivered.attempts, now) for i in items]
+        elif delivered.may_have_landed:  # its lease decides: retried with its key, or unknown
+            log.info(
+                "campaign_batch_left",
+                extra={"batch_id": batch.batch_id, "campaign_id": batch.campaign_id},
+            )
+            return
+        else:  # nothing was delivered: its recipients go in other batches
+            await self._recipients.release(batch, now)
+            if not batch.retried:
+                changed = [
+                    m.failed(HANDED_BACK, delivered.attempts, now) for m in messages.values()
+                ]
+                await self._messages.update(changed)
+            return
+        written = await self._recipients.record(batch, outcomes, now)
+        await self._messages.update(changed)
+        if written < len(outcomes):  # its lease ended and the batch was taken over
+            log.warning(
+                "campaign_batch_taken_over",
+                extra={
+                    "batch_id": batch.batch_id,
+                    "campaign_id": batch.campaign_id,
+                    "recorded": written,
+                    "outcomes": len(outcomes),
+                },
+            )
+
+    async def _stored(
+        self, letter: Letter, batch: ClaimedBatch, items: Sequence[BatchItem]
+    ) -> dict[str, Message]:
+        """The batch's messages, stored pending before the provider is called (a retried
+        batch's are stored already: only any missing are added)."""
+        campaign = letter.campaign
+        ids = [item.message_id for item in items]
+        found: dict[str, Message] = {}
+        if batch.retried:
+            stored = await self._messages.get_many(campaign.account_id, ids)
+            found = {m.message_id: m for m in stored}
+        now = self._clock()
+        account, template, provider = campaign.account_id, campaign.template_id, self._provider.name
+        new = [
+            Message.pending(item.message_id, account, item.email, template, provider, now)
+            for item in items
+            if item.message_id not in found
+        ]
+        if new:
+            await self._messages.add(new)
+        return {**found, **{m.message_id: m for m in new}}
+
+    async def _deliver(
+        self, items: Sequence[BatchItem], batch: ClaimedBatch, watch: CampaignWatch
+    ) -> _Delivered:
+        """Attempts until an answer, a refusal, or giving up; the status read again and
+        the rate acquired again before each retry. A 429 holds the lane for every worker
+        and does not count as an attempt; the batch's time (its retry deadline, at most
+        half its lease) bounds it all."""
+        timer, policy = self._timer, self._settings.retry
+        budget = min(policy.deadline, self._settings.lease.total_seconds() / 2)
+        deadline = timer.monotonic() + budget
+        attempts, tries, landed = 0, 1, False
+        if not watch.running:  # paused or stopping while its messages were stored
+            return _Delivered(attempts)
+        while True:
+            attempts += 1
+            error: ProviderUnavailable
+            try:
+                async with asyncio.timeout(max(deadline - timer.monotonic(), 0.001)):
+                    results = await self._provider.send_batch(items, batch_key=batch.batch_id)
+            except TimeoutError:
+                error = ProviderUnavailable("no answer before the batch's deadline")
+            except ProviderRejected as e:
+                return _Delivered(attempts, error=e)
+            except ProviderUnavailable as e:
+                error = e
+            else:
+                return _Delivered(attempts, results=results)
+            landed = landed or error.status is None or error.status == 409
+            left = deadline - timer.monotonic()
+            if error.throttled:
+                hold = error.retry_after if error.retry_after is not None else self._settings.hold
+                await self._limiter.hold(self._lane, hold)
+                log.info("campaign_lane_held", extra={"lane": self._lane, "seconds": hold})
+                if hold >= left:
+                    return _Delivered(attempts, may_have_landed=landed)
+                wait = 0.0
+            else:
+                tries += 1
+                backoff = policy.delay_before(tries, error.retry_after, left)
+                if backoff is None:
+                    return _Delivered(attempts, error=error, may_have_landed=landed)
+                wait = backoff
+            if not (await watch.check() and await watch.sleep(wait)):
+                return _Delivered(attempts, may_have_landed=landed)
+            acquired, _ = await watch.until(self._limiter.acquire(self._lane))
+            if not acquired:
+                return _Delivered(attempts, may_have_landed=landed)

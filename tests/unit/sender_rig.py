@@ -1,0 +1,176 @@
+"""The campaign sender on the memory adapters and the recording provider, with a wall clock
+that stands still (leases end only when a test moves it) and short real waits."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from leadmail.adapters.catalog.files import FileTemplateCatalog
+from leadmail.adapters.memory.mail import RecordingEmailProvider
+from leadmail.bootstrap import Adapters, wire
+from leadmail.config import Settings
+from leadmail.domain.campaigns import CampaignStatus
+from leadmail.domain.delivery import BatchItem, ItemResult, RetryPolicy
+from leadmail.domain.leads import Lead, new_lead_id
+from leadmail.domain.pacing import email_lane
+from leadmail.ports.rate_limits import RateLimiter
+from leadmail.services.campaign_batches import BatchSender, SenderSettings
+from leadmail.services.campaign_checks import CampaignRequest
+from leadmail.services.campaign_sender import CampaignSender
+from leadmail.services.campaigns import CampaignService
+from leadmail.services.delivery import SystemTimer
+from leadmail.services.registry import Services
+from tests.unit.fakes import START, FakeClock
+
+ACCOUNT = "acc_school"
+TEMPLATE = """---
+id: hello
+name: Hello
+subject: Hi {{first_name}}, from {{school}}
+---
+<p>Dear {{name}}, see you in {{city}} at {{school}}.</p>
+"""
+OTHER = """---
+id: other
+name: Other
+subject: Other
+---
+<p>Other</p>
+"""
+
+
+class RecordingLimiter(RateLimiter):
+    """Counts acquires and holds, waiting for nothing (the real limiter's own tests hold
+    its waiting); ``events`` interleaves them with the provider's requests."""
+
+    def __init__(self, events: list[str]) -> None:
+        self.events = events
+        self.holds: list[tuple[str, float]] = []
+
+    async def acquire(self, lane: str, cost: int = 1) -> None:
+        self.events.append(f"acquire {lane}")
+
+    async def hold(self, lane: str, seconds: float) -> None:
+        self.holds.append((lane, seconds))
+        self.events.append(f"hold {lane} {seconds}")
+
+    async def close(self) -> None:
+        return None
+
+
+class WatchedProvider(RecordingEmailProvider):
+    """The recording provider that notes each request in ``events``, may wait ``delay``
+    s inside it, and calls ``before`` (if set) as a request begins."""
+
+    def __init__(self, events: list[str], **options: Any) -> None:
+        super().__init__(**options)
+        self.events = events
+        self.delay = 0.0
+        self.before: Callable[[Sequence[BatchItem]], Awaitable[None]] | None = None
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    async def send_batch(self, items: Sequence[BatchItem], *, batch_key: str) -> list[ItemResult]:
+        self.events.append(f"request {len(items)}")
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            if self.before is not None:
+                await self.before(items)
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            return await super().send_batch(items, batch_key=batch_key)
+        finally:
+            self.in_flight -= 1
+
+
+@dataclass
+class SenderRig:
+    adapters: Adapters
+    services: Services
+    provider: WatchedProvider
+    limiter: RateLimiter
+    sender: CampaignSender
+    clock: FakeClock
+    catalog: Path
+    events: list[str] = field(default_factory=list)
+
+    @property
+    def campaigns(self) -> CampaignService:
+        return self.services.campaigns
+
+    async def lead(self, email: str, name: str = "Ada Lovelace", **fields: Any) -> Lead:
+        lead = Lead(new_lead_id(), ACCOUNT, name, email, "", "", "web", START, START,
+                    tags=("march",), fields=fields)  # fmt: skip
+        return await self.adapters.leads.add(lead)
+
+    async def start(self, **changes: Any) -> str:
+        given: dict[str, Any] = {
+            "name": "March open day",
+            "template_id": "hello",
+            "audience": {"tag": "march"},
+            "variables": {"school": "Northwind", "city": "Leeds"},
+            **changes,
+        }
+        view = await self.campaigns.create(ACCOUNT, CampaignRequest(**given))
+        return view.campaign.campaign_id
+
+    async def run(self, campaign_id: str, timeout: float = 10.0) -> None:
+        async with asyncio.timeout(timeout):
+            await self.sender.run_job(campaign_id)
+
+    async def status(self, campaign_id: str) -> CampaignStatus:
+        return (await self.campaigns.get(ACCOUNT, campaign_id)).campaign.status
+
+
+def sender_settings(**changes: Any) -> SenderSettings:
+    quick = RetryPolicy(max_attempts=4, base_delay=0.001, max_delay=0.01, deadline=5.0)
+    given: dict[str, Any] = {"batch": 3, "in_flight": 1, "retry": quick, "poll": 0.01, **changes}
+    return SenderSettings(**given)
+
+
+async def sender_rig(
+    tmp_path: Path,
+    *,
+    limiter: RateLimiter | None = None,
+    settings: SenderSettings | None = None,
+    **provider_options: Any,
+) -> SenderRig:
+    events: list[str] = []
+    catalog = tmp_path / "templates"
+    catalog.mkdir(exist_ok=True)
+    (catalog / "hello.html").write_text(TEMPLATE)
+    (catalog / "other.html").write_text(OTHER)
+    options = {"batch_limit": 3, **provider_options}
+    provider = WatchedProvider(events, **options)
+    chosen_limiter = limiter if limiter is not None else RecordingLimiter(events)
+    adapters = dataclasses.replace(
+        Adapters.in_memory(provider),
+        catalog=FileTemplateCatalog(catalog),
+        limiter=chosen_limiter,
+    )
+    clock = FakeClock()
+    services = wire(adapters, Settings(email_default_from="team@example.com"), clock)
+    await services.templates.sync()
+    parts = adapters
+    chosen = settings if settings is not None else sender_settings()
+    lane, timer = email_lane(provider.name), SystemTimer()
+    batches = BatchSender(
+        parts.recipients, parts.leads, parts.messages, provider, chosen_limiter, lane,
+        chosen, clock, timer,
+    )  # fmt: skip
+    sender = CampaignSender(
+        parts.campaigns, parts.recipients, services.templates, batches,
+        chosen_limiter, lane, chosen, clock, timer,
+        begin=services.campaigns.begin_when_due, retryable=provider.keeps_idempotency,
+    )  # fmt: skip
+    return SenderRig(adapters, services, provider, chosen_limiter, sender, clock, catalog, events)
+
+
+LEASE = timedelta(seconds=60)
