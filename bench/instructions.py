@@ -1,14 +1,15 @@
-"""Instructions per request, counted by valgrind: (3)/(2) without the machine's noise.
+"""Instructions per request, counted by valgrind: (3)/(2) and (6)/(C) without the noise.
 
 On a shared machine the same CPU-bound loop takes 75 to 115 ms from one second to the
 next, so req/s ratios move by a fifth between runs. Instruction counts do not: the same
 code on the same inputs counts the same to within a fraction of a percent. This runs POST
-/leads on ceiling B and on leadmail in-process (the ASGI app driven directly, 64 requests
-in flight, against the run's Postgres: no HTTP server, which is the same for both), under
-``valgrind --tool=callgrind``, counting only the measured requests.
+/leads on ceiling B and on leadmail, and a one-recipient send on ceiling C and on leadmail
+(through the run's provider stand-in), in-process (the ASGI app driven directly, 64
+requests in flight, against the run's Postgres: no HTTP server, which is the same for
+both), under ``valgrind --tool=callgrind``, counting only the measured requests.
 
     python -m bench.instructions             # from bench.run, with its database and key
-    python -m bench.instructions child APP   # one counted process (APP: ceiling_b, leadmail)
+    python -m bench.instructions child APP   # one counted process (APP: one of APPS)
 
 Instructions are not time (a system call or a cache miss counts little), so this is
 context beside the measured req/s, not a replacement for it.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import json
 import os
 import re
@@ -33,9 +35,16 @@ from typing import Any
 import uvloop
 
 from bench.common import ROOT
-from bench.scenarios import lead_body
+from bench.scenarios import lead_body, send_body
 
-APPS = ("ceiling_b", "leadmail")
+# What each counted process serves: (the app's import path or None for leadmail's, the
+# path, the body). Pairs: ceiling_b/leadmail (POST /leads), ceiling_c/leadmail_send.
+APPS: dict[str, tuple[str | None, str, Callable[[str], dict[str, Any]]]] = {
+    "ceiling_b": ("bench.ceilings:insert_app", "/leads", lead_body),
+    "leadmail": (None, "/api/v1/leads", lead_body),
+    "ceiling_c": ("bench.ceiling_send:send_app", "/send", send_body),
+    "leadmail_send": (None, "/api/v1/email/send", send_body),
+}
 REQUESTS = 400
 WARMUP = 300
 CONCURRENCY = 64
@@ -50,7 +59,8 @@ def available() -> bool:
 
 
 def count(app: str, env: dict[str, str], log_path: Path, cpu: int) -> int:
-    """Instructions per POST /leads of ``app``, in a child process under callgrind."""
+    """Instructions per request of ``app`` (one of APPS), in a child process under
+    callgrind."""
     with (
         tempfile.TemporaryDirectory(prefix="leadmail-callgrind-") as tmp,
         log_path.open("w") as log,
@@ -95,14 +105,17 @@ async def _lifespan(app: Asgi) -> Callable[[], Awaitable[None]]:
     return stop
 
 
-async def _post_leads(app: Asgi, path: str, key: str | None, n: int) -> dict[int, int]:
-    """``n`` POSTs of a new lead each, ``CONCURRENCY`` in flight; counts by status."""
+async def _post(
+    app: Asgi, path: str, body_of: Callable[[str], dict[str, Any]], key: str | None, n: int
+) -> dict[int, int]:
+    """``n`` POSTs of a new body each (new addresses), ``CONCURRENCY`` in flight; counts
+    by status."""
     run = secrets.token_hex(4)
     statuses: dict[int, int] = {}
     numbers = iter(range(n))
 
     async def one(i: int) -> None:
-        body = json.dumps(lead_body(f"{run}-{i}")).encode()
+        body = json.dumps(body_of(f"{run}-{i}")).encode()
         headers = [
             (b"host", b"127.0.0.1:8000"),
             (b"content-type", b"application/json"),
@@ -141,11 +154,11 @@ def _callgrind(on: bool) -> None:
 
 
 async def _child(which: str) -> None:
-    if which == "ceiling_b":
-        from bench.ceilings import insert_app
-
-        app: Any = insert_app
-        path, key = "/leads", None
+    target, path, body_of = APPS[which]
+    key: str | None = None
+    if target is not None:
+        module, name = target.split(":")
+        app: Any = getattr(importlib.import_module(module), name)
     else:
         from leadmail.bootstrap import create_app
         from leadmail.config import Settings
@@ -153,13 +166,13 @@ async def _child(which: str) -> None:
 
         settings = Settings.from_env()
         configure_logging(settings.log_format, settings.log_level)
-        app, path, key = create_app(settings), "/api/v1/leads", os.environ["BENCH_API_KEY"]
+        app, key = create_app(settings), os.environ["BENCH_API_KEY"]
     stop = await _lifespan(app)
     gc.collect()
     gc.freeze()  # as `leadmail serve` does once started
-    await _post_leads(app, path, key, WARMUP)
+    await _post(app, path, body_of, key, WARMUP)
     _callgrind(True)
-    statuses = await _post_leads(app, path, key, REQUESTS)
+    statuses = await _post(app, path, body_of, key, REQUESTS)
     _callgrind(False)
     await stop()
     if statuses != {200: REQUESTS}:

@@ -164,12 +164,13 @@ class Bench:
 
 
 def count_instructions(servers: dict[str, Server], key: str, tmp: Path, cpu: int) -> dict[str, int]:
-    """Instructions per POST /leads of ceiling B and of leadmail (bench/instructions.py),
-    with the settings their servers run with."""
+    """Instructions per POST /leads of ceiling B and of leadmail, and per send of ceiling
+    C and of leadmail (bench/instructions.py), with the settings their servers run with."""
     counted = {}
     for name in instructions.APPS:
-        env = {**servers[name].env, "BENCH_API_KEY": key}
-        log(f"{INSTR_ID} counting instructions per POST /leads of {name} under callgrind")
+        server = "leadmail" if name.startswith("leadmail") else name
+        env = {**servers[server].env, "BENCH_API_KEY": key}
+        log(f"{INSTR_ID} counting instructions per {instructions.APPS[name][1]} of {name}")
         counted[name] = instructions.count(name, env, tmp / f"callgrind-{name}.log", cpu)
         log(f"{INSTR_ID} {name}: {counted[name]:,} instructions per request")
     return counted
