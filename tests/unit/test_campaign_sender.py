@@ -12,7 +12,7 @@ from pathlib import Path
 from leadmail.domain.campaign_recipients import LEAD_DELETED, STOPPED, lacks_variable
 from leadmail.domain.campaigns import CampaignCounts, CampaignStatus, RecipientStatus
 from leadmail.domain.delivery import BatchItem, ProviderRejected, ProviderUnavailable
-from leadmail.domain.email import MessageStatus
+from leadmail.domain.email import Mailbox, MessageStatus, OutgoingEmail
 from tests.unit.sender_rig import ACCOUNT, LEASE, RecordingLimiter, sender_rig, sender_settings
 
 
@@ -276,6 +276,42 @@ async def test_an_expired_batch_is_retried_with_its_key_when_the_provider_keeps_
     sent = {d.message_id for d in rig.provider.delivered}
     assert {r.message_id for r in dead.recipients} <= sent  # the same message ids
     assert len(rig.provider.delivered) == 5
+
+
+async def test_a_retry_refused_for_its_reused_key_leaves_the_batch_unknown(
+    tmp_path: Path,
+) -> None:
+    """A dead worker's batch landed; one of its leads is deleted before the retry, so the
+    retry is another batch under the same key: Resend refuses it (409). Nobody is sent
+    twice, and nobody is reported failed who may have been sent."""
+    rig = await sender_rig(tmp_path, keeps_idempotency=True)
+    leads = [await rig.lead(f"l{n}@example.com") for n in range(5)]
+    campaign_id = await rig.start()
+    now = rig.clock.now
+    dead = await rig.adapters.recipients.claim(campaign_id, 3, now=now, lease_until=now + LEASE)
+    assert dead is not None
+    assert all(r.message_id is not None for r in dead.recipients)
+    landed = [
+        BatchItem(OutgoingEmail(Mailbox("team@example.com"), (Mailbox(r.email),), "Hi", "<p/>"),
+                  r.message_id)
+        for r in dead.recipients if r.message_id is not None
+    ]  # fmt: skip
+    await rig.provider.send_batch(landed, batch_key=dead.batch_id)  # ... then it died
+    gone = next(lead for lead in leads if lead.lead_id == dead.recipients[0].lead_id)
+    await rig.adapters.leads.delete(ACCOUNT, gone.lead_id)
+    rig.clock.advance(LEASE * 2)
+
+    await rig.run(campaign_id)
+
+    view = await rig.campaigns.get(ACCOUNT, campaign_id)
+    assert (view.campaign.status, view.counts) == (
+        CampaignStatus.DONE, CampaignCounts(sent=2, skipped=1, unknown=2),
+    )  # fmt: skip
+    addresses = [d.email.to[0].address for d in rig.provider.delivered]
+    assert sorted(addresses) == [f"l{n}@example.com" for n in range(5)]  # each once
+    unknown = await rig.adapters.recipients.page(campaign_id, RecipientStatus.UNKNOWN, 10)
+    assert len(unknown) == 2
+    assert all("refused the retry" in r.error and "409" in r.error for r in unknown)
 
 
 async def test_an_expired_batch_is_unknown_when_the_provider_keeps_no_key(

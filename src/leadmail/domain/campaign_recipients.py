@@ -27,6 +27,12 @@ BATCH_ID_PREFIX = "bat_"
 STOPPED = "the worker stopped before recording the provider's answer"
 # Of a retryable batch left when its campaign is cancelled: its first try may have landed.
 CANCELLED_UNKNOWN = "the campaign was cancelled before a retry could learn the outcome"
+# Of a retried batch refused (409) for its key: an earlier try landed, under the same key,
+# a batch not quite this one (a lead deleted or changed since). Not sent again.
+LANDED_BEFORE = (
+    "an earlier try of its batch reached the provider, which refused the retry ({}):"
+    " not sent again, the earlier try's outcome is unknown"
+)
 # The error of a recipient skipped because its lead was deleted after the start.
 LEAD_DELETED = "the lead was deleted before its message was sent"
 

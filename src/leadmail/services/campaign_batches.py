@@ -8,7 +8,8 @@ A failure that the provider answered (429, 5xx) delivered nothing: a batch given
 after one (stopped, or a 429 that outlasts the batch's time) is released, its recipients
 pending again. After a failure without an answer (a timeout, a cut connection) the batch
 may have landed: it is left as it is, and when its lease ends another claim retries it
-with the same key (a provider that keeps idempotency) or marks it ``unknown``.
+with the same key (a provider that keeps idempotency) or marks it ``unknown``; a retry
+refused (409) for its key, an earlier try having landed, leaves it ``unknown`` too.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from leadmail.domain.campaign_recipients import (
+    LANDED_BEFORE,
     ClaimedBatch,
     Letter,
     RecipientOutcome,
@@ -66,14 +68,15 @@ class SenderSettings:
 
 @dataclass(frozen=True, slots=True)
 class _Delivered:
-    """The provider's answer (``results``), or the error given up on, or neither: the
-    batch was handed back (stopped, or throttled too long); ``may_have_landed`` when an
-    attempt got no answer."""
+    """The provider's answer (``results``), the error given up on, a retry refused for its
+    reused key (``landed_before``), or none: the batch was handed back (stopped, or
+    throttled too long); ``may_have_landed`` when an attempt got no answer."""
 
     attempts: int
     results: list[ItemResult] | None = None
     error: DeliveryError | None = None
     may_have_landed: bool = False
+    landed_before: ProviderRejected | None = None
 
 
 class BatchSender:
@@ -141,6 +144,10 @@ class BatchSender:
                 else:
                     outcomes.append(RecipientOutcome(lead_id, _S.FAILED, result.error.message))
                     changed.append(message.failed(result.error.message, delivered.attempts, now))
+        elif delivered.landed_before is not None:
+            refused = delivered.landed_before
+            error = LANDED_BEFORE.format(f"{refused.status}: {refused.detail}")
+            outcomes = [RecipientOutcome(lead_of[i.message_id], _S.UNKNOWN, error) for i in items]
         elif delivered.error is not None:
             error = delivered.error.message
             outcomes = [RecipientOutcome(lead_of[i.message_id], _S.FAILED, error) for i in items]
@@ -216,6 +223,8 @@ class BatchSender:
             except TimeoutError:
                 error = ProviderUnavailable("no answer before the batch's deadline")
             except ProviderRejected as e:
+                if batch.retried and e.status == 409:  # the key was used: it landed before
+                    return _Delivered(attempts, landed_before=e)
                 return _Delivered(attempts, error=e)
             except ProviderUnavailable as e:
                 error = e
