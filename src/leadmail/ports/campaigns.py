@@ -121,6 +121,11 @@ class RecipientRepository(Protocol):
         """The recipients by status (``sending`` counted as ``pending``)."""
         ...
 
+    async def counts_of(self, campaign_ids: Sequence[str]) -> dict[str, CampaignCounts]:
+        """``counts`` of several campaigns at once (one query: a page of campaigns), by
+        campaign id; a campaign without recipients is absent."""
+        ...
+
     async def page(
         self,
         campaign_id: str,

@@ -158,6 +158,19 @@ class PiccoloRecipientRepository(RecipientRepository):
         rows = await self._db.fetch(_COUNTS, campaign_id)
         return CampaignCounts.of({_S(row["status"]): int(row["n"]) for row in rows})
 
+    async def counts_of(self, campaign_ids: Sequence[str]) -> dict[str, CampaignCounts]:
+        if not campaign_ids:
+            return {}
+        text = (
+            'SELECT "campaign_id", "status", count(*) AS "n" FROM "campaign_recipients"'
+            f' WHERE "campaign_id" IN ({", ".join("%s" for _ in campaign_ids)})'
+            ' GROUP BY "campaign_id", "status"'
+        )
+        by_campaign: dict[str, dict[RecipientStatus, int]] = {}
+        for row in await self._db.fetch(RECIPIENTS.statement(text), *campaign_ids):
+            by_campaign.setdefault(row["campaign_id"], {})[_S(row["status"])] = int(row["n"])
+        return {cid: CampaignCounts.of(found) for cid, found in by_campaign.items()}
+
     async def page(
         self,
         campaign_id: str,

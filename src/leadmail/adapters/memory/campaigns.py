@@ -190,6 +190,12 @@ class MemoryRecipientRepository(RecipientRepository):
         return changed
 
     async def counts(self, campaign_id: str) -> CampaignCounts:
+        return self._counts(campaign_id)
+
+    async def counts_of(self, campaign_ids: Sequence[str]) -> dict[str, CampaignCounts]:
+        return {cid: self._counts(cid) for cid in campaign_ids if self._rows.get(cid)}
+
+    def _counts(self, campaign_id: str) -> CampaignCounts:
         by_status: dict[RecipientStatus, int] = {}
         for recipient in self._rows.get(campaign_id, {}).values():
             by_status[recipient.status] = by_status.get(recipient.status, 0) + 1
