@@ -126,7 +126,7 @@ class Rig:
 
 def lead_rows(account_id: str, count: int) -> list[tuple[Any, ...]]:
     start = datetime(2026, 1, 1, tzinfo=UTC)
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for n in range(count):
         email = f"k-{n:06d}@bench.example.com"
         at = start + timedelta(milliseconds=n)
@@ -193,8 +193,13 @@ def campaign_rig(
         stack.callback(server.stop)
         server.wait_ready()
         rig = Rig(db_url, key, env, server, cpus[0], tmp)
-        stack.callback(lambda: [w.stop() for w in rig.workers])
+        stack.callback(stop_workers, rig)
         yield rig, tally
+
+
+def stop_workers(rig: Rig) -> None:
+    for worker in rig.workers:
+        worker.stop()
 
 
 def other_account_key(rig: Rig, base_env: dict[str, str]) -> str:
