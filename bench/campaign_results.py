@@ -37,7 +37,8 @@ def campaign_checks(found: dict[str, Any]) -> list[dict[str, Any]]:
                               k["seconds"] <= K1_SECONDS))  # fmt: skip
         if sid == "K2":
             stand = k["at_standin"]
-            overall, slowest = stand["per_s"], stand["slowest_tenth_per_s"]
+            # Nothing delivered (the deadline passed first) is a rate of 0, not no figure.
+            overall, slowest = stand["per_s"] or 0.0, stand["slowest_tenth_per_s"] or 0.0
             sends = k.get("sends_during") or {}
             p99 = sends.get("p99_ms")
             out += [
