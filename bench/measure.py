@@ -174,3 +174,16 @@ def count_instructions(servers: dict[str, Server], key: str, tmp: Path, cpu: int
         counted[name] = instructions.count(name, env, tmp / f"callgrind-{name}.log", cpu)
         log(f"{INSTR_ID} {name}: {counted[name]:,} instructions per request")
     return counted
+
+
+def progress(round_no: int, repeats: int, sid: str, title: str, result: LoadResult) -> str:
+    shares = result.shares
+    cpu = (
+        f" | cpu: server {shares.server:.0f}%, load {shares.load:.0f}%, pg {shares.postgres:.0f}%"
+        if shares
+        else ""
+    )
+    return (
+        f"[{round_no}/{repeats}] {sid:>2} {title}: {result.rps:,.0f}/s,"
+        f" p50 {result.p50_ms:.1f} ms, p99 {result.p99_ms:.1f} ms, errors {result.errors}{cpu}"
+    )

@@ -23,6 +23,7 @@ from bench.scenarios import (
 )
 
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/14"  # the campaigns' shared rate limiter
 RESULTS = ROOT / "bench" / "results" / "latest.json"
 
 
@@ -40,6 +41,7 @@ class Options:
     load_cpu: int
     postgres_cpu: int | None
     postgres_url: str
+    redis_url: str
     only: frozenset[str]
     profile: frozenset[str]
     output: Path
@@ -103,11 +105,16 @@ def parse_args(argv: list[str] | None, description: str) -> Options:
         help="a server where the run may create a database (BENCH_POSTGRES_URL)",
     )
     parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("BENCH_REDIS_URL", DEFAULT_REDIS_URL),
+        help="the Redis K3 and K4's workers share their rate limiter in (BENCH_REDIS_URL)",
+    )
+    parser.add_argument(
         "--only",
         default="",
         help=f"comma list of scenario ids ({', '.join(s.id for s in SCENARIOS)},"
         f" {PGBENCH_ID}, {BATCH_ID} for the 1,000 emails, {INSTR_ID} for instructions per"
-        " request); default all",
+        " request, T, IM, EX, K1-K4 for the campaigns); default all",
     )
     parser.add_argument(
         "--profile",
@@ -144,6 +151,7 @@ def parse_args(argv: list[str] | None, description: str) -> Options:
         load_cpu=args.load_cpu,
         postgres_cpu=postgres_cpu,
         postgres_url=args.postgres_url,
+        redis_url=args.redis_url,
         only=only,
         profile=profile,
         output=args.output,

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench.campaign_results import render_campaigns
+
 # A server at or above this share of its core is the bottleneck of its run.
 SATURATED = 90.0
 # Busy CPU outside the benchmark's processes, in % of a core, that makes a run suspect.
@@ -209,6 +211,7 @@ def render(report: dict[str, Any]) -> str:
         _header(report),
         _table(report),
         _batch(report),
+        render_campaigns(report),
         _checks(report),
         _profiles(report),
         _notes(report),

@@ -25,11 +25,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bench import facts, instructions
+from bench.campaign_results import with_campaigns
+from bench.campaigns import run_campaigns
 from bench.common import ROOT, log, relative
 from bench.database import account_with_key, fresh_database, prepare, row_counts
 from bench.lead_files import run_lead_files, with_lead_files
-from bench.loadgen import LoadError, LoadResult
-from bench.measure import Bench, count_instructions
+from bench.loadgen import LoadError
+from bench.measure import Bench, count_instructions, progress
 from bench.options import Options, parse_args, preflight
 from bench.pinning import PinnedPostgres
 from bench.probes import lead_ids_file, probe
@@ -39,6 +41,7 @@ from bench.report import render
 from bench.results import Collected, assemble, write_json
 from bench.scenarios import (
     BATCH_ID,
+    CAMPAIGN_IDS,
     FILE_IDS,
     INSTR_ID,
     LEADMAIL_EXTRAS,
@@ -66,6 +69,7 @@ def run(opts: Options) -> dict[str, Any]:
     got = Collected(runs={s.id: [] for s in scenarios})
     standin_requests: int | None = None
     lead_files: dict[str, Any] = {}
+    campaigns: dict[str, Any] = {}
 
     local = urlsplit(opts.postgres_url).hostname in (None, "", "127.0.0.1", "localhost", "::1")
     with (
@@ -126,6 +130,11 @@ def run(opts: Options) -> dict[str, Any]:
         if files := {i for i in FILE_IDS if opts.selected(i)}:
             f_key, _ = account_with_key(db_url, env, "bench-files")
             lead_files = run_lead_files(files, servers["leadmail"], f_key)
+        if chosen := [i for i in CAMPAIGN_IDS if opts.selected(i)]:  # a database each
+            cpus = (opts.server_cpu, opts.load_cpu)
+            campaigns = run_campaigns(
+                chosen, opts.postgres_url, opts.redis_url, env, cpus, opts.quick
+            )
 
         server_facts = facts.server_facts(servers)
         rows = row_counts(db_url)
@@ -143,7 +152,9 @@ def run(opts: Options) -> dict[str, Any]:
         "rows_written": rows,
         "notes": notes,
     }
-    return with_lead_files(assemble(opts, scenarios, got, meta), lead_files)
+    return with_campaigns(
+        with_lead_files(assemble(opts, scenarios, got, meta), lead_files), campaigns
+    )
 
 
 def measure_rounds(bench: Bench, scenarios: list[Scenario], got: Collected) -> None:
@@ -209,19 +220,6 @@ def pgbench_runs(bench: Bench, got: Collected) -> None:
             break
         got.pg_runs.append(result)
         log(progress(i, repeats, PGBENCH_ID, PGBENCH_TITLE, result))
-
-
-def progress(round_no: int, repeats: int, sid: str, title: str, result: LoadResult) -> str:
-    shares = result.shares
-    cpu = (
-        f" | cpu: server {shares.server:.0f}%, load {shares.load:.0f}%, pg {shares.postgres:.0f}%"
-        if shares
-        else ""
-    )
-    return (
-        f"[{round_no}/{repeats}] {sid:>2} {title}: {result.rps:,.0f}/s,"
-        f" p50 {result.p50_ms:.1f} ms, p99 {result.p99_ms:.1f} ms, errors {result.errors}{cpu}"
-    )
 
 
 def _interrupted(signum: int, _: object) -> None:

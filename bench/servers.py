@@ -199,10 +199,14 @@ class Standin:
         return None
 
 
-def start_standin(cpu: int, latency: float, env: dict[str, str], log_file: TextIO) -> Standin:
+def start_standin(
+    cpu: int, latency: float, env: dict[str, str], log_file: TextIO, tally: Path | None = None
+) -> Standin:
+    """``tally``: where the stand-in writes who it delivered to when it stops."""
     argv = [
         "taskset", "-c", str(cpu), sys.executable, "-m", "bench.standin",
         "--latency", str(latency), "--api-key", PROVIDER_KEY,
+        *(["--tally", str(tally)] if tally else []),
     ]  # fmt: skip
     process = subprocess.Popen(
         argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -149,6 +149,24 @@ class TestClaimAndRecord:
         # Recorded once: again, nothing is written.
         assert await storage.recipients.record(batch, outcomes, moment(3)) == 0
 
+    async def test_the_counts_of_several_campaigns_at_once_are_each_ones(
+        self, storage: Storage
+    ) -> None:
+        first, second = await school(storage, 4), await school(storage, 2)
+        await storage.recipients.record(batch := await first.claim(limit=3), sent(batch), moment(2))
+        draft = await school(storage, 3, running=False)
+
+        found = await storage.recipients.counts_of(
+            [first.campaign_id, second.campaign_id, draft.campaign_id]
+        )
+
+        assert found == {
+            first.campaign_id: CampaignCounts(pending=1, sent=3),
+            second.campaign_id: CampaignCounts(pending=2),
+        }  # a draft has no recipients yet
+        assert found[first.campaign_id] == await first.counts()
+        assert await storage.recipients.counts_of([]) == {}
+
     async def test_a_record_writes_only_the_batchs_own_recipients(self, storage: Storage) -> None:
         found = await school(storage, 4)
         one = await found.claim(limit=2)

@@ -15,6 +15,7 @@ from leadmail.domain.campaign_recipients import (
     CANCELLED_UNKNOWN,
     STOPPED,
     ClaimedBatch,
+    stopped_errors,
 )
 from leadmail.domain.campaigns import CampaignCounts, CampaignStatus, RecipientStatus
 from tests.contract.campaign_support import LEASE, School, ids, school, sent
@@ -158,6 +159,25 @@ class TestReleaseAndCancel:
         assert await storage.recipients.record(in_flight, sent(in_flight), moment(13)) == 2
         assert await found.counts() == CampaignCounts(sent=2, unknown=1, cancelled=3)
         assert await storage.recipients.cancel_pending(found.campaign_id, moment(14)) == 0
+
+    async def test_a_failed_campaigns_rest_is_cancelled_with_its_reason(
+        self, storage: Storage
+    ) -> None:
+        found = await school(storage, 4)
+        waiting = await found.claim(limit=1, lease=moment(10))
+        await expired(found, retryable=True, at=moment(11))
+        await found.set_status(CampaignStatus.FAILED)
+
+        changed = await storage.recipients.cancel_pending(
+            found.campaign_id, moment(12), failure="the template 'welcome' no longer exists"
+        )
+
+        assert changed == 4
+        cancelled, unknown = stopped_errors("the template 'welcome' no longer exists")
+        assert {r.error for r in await found.recipients(_S.CANCELLED)} == {cancelled}
+        [gone] = await found.recipients(_S.UNKNOWN)
+        assert (gone.lead_id, gone.error) == (waiting.recipients[0].lead_id, unknown)
+        assert await found.counts() == CampaignCounts(unknown=1, cancelled=3)
 
 
 # --- Postgres: many workers at once ------------------------------------------------------

@@ -341,9 +341,12 @@ async def test_an_expired_batch_is_unknown_when_the_provider_keeps_no_key(
     assert len(rig.provider.delivered) == 2  # never sent again
 
 
-async def test_the_campaign_fails_when_its_template_is_gone(tmp_path: Path) -> None:
+async def test_the_campaign_fails_when_its_template_is_gone_and_cancels_the_rest(
+    tmp_path: Path,
+) -> None:
     rig = await sender_rig(tmp_path)
-    await rig.lead("l0@example.com")
+    for n in range(5):
+        await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()
     (rig.catalog / "hello.html").unlink()
     await rig.services.templates.sync()
@@ -351,8 +354,13 @@ async def test_the_campaign_fails_when_its_template_is_gone(tmp_path: Path) -> N
     await rig.run(campaign_id)
 
     view = await rig.campaigns.get(ACCOUNT, campaign_id)
-    assert view.campaign.status is CampaignStatus.FAILED
-    assert view.campaign.failure_reason == "the template 'hello' no longer exists"
+    reason = "the template 'hello' no longer exists"
+    assert (view.campaign.status, view.campaign.failure_reason) == (CampaignStatus.FAILED, reason)
+    assert view.counts == CampaignCounts(cancelled=5)  # they add up: none left pending
+    recipients = await rig.adapters.recipients.page(campaign_id, None, 10)
+    assert {(r.status, r.error, r.message_id) for r in recipients} == {
+        (RecipientStatus.CANCELLED, f"not sent: the campaign failed ({reason})", None)
+    }
     assert rig.provider.attempts == 0
 
 

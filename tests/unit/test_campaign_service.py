@@ -343,3 +343,47 @@ async def test_active_campaigns_are_queued_again_at_start(rig: Rig) -> None:
         [(CAMPAIGN_JOB, running.campaign_id, None),
          (CAMPAIGN_JOB, scheduled.campaign_id, scheduled.send_at)], key=str
     )  # fmt: skip
+
+
+class CountingRecipients(MemoryRecipientRepository):
+    """The memory recipients, with how many times each kind of count was asked."""
+
+    def __init__(self, leads: MemoryLeadRepository, campaigns: MemoryCampaignRepository) -> None:
+        super().__init__(leads, campaigns)
+        self.asked: list[str] = []
+
+    async def counts(self, campaign_id: str) -> CampaignCounts:
+        self.asked.append("counts")
+        return await super().counts(campaign_id)
+
+    async def counts_of(self, campaign_ids: Sequence[str]) -> dict[str, CampaignCounts]:
+        self.asked.append(f"counts_of {len(campaign_ids)}")
+        return await super().counts_of(campaign_ids)
+
+
+async def test_a_page_of_campaigns_is_counted_in_one_grouped_count(rig: Rig) -> None:
+    assert isinstance(rig.adapters.leads, MemoryLeadRepository)
+    assert isinstance(rig.adapters.campaigns, MemoryCampaignRepository)
+    counting = CountingRecipients(rig.adapters.leads, rig.adapters.campaigns)
+    settings = Settings(email_default_from="team@example.com")
+    services = wire(dataclasses.replace(rig.adapters, recipients=counting), settings, rig.clock)
+    for i in range(3):
+        await rig.lead(f"l{i}@example.com")
+    made = [
+        (await services.campaigns.create(ACCOUNT, request(draft=draft))).campaign.campaign_id
+        for draft in (False, True, False)
+    ]
+    await services.campaigns.cancel(ACCOUNT, made[2])
+    counting.asked.clear()
+
+    page = await services.campaigns.list(ACCOUNT, 10)
+
+    assert counting.asked == ["counts_of 2"]  # the draft counts its audience instead
+    by_id = {view.campaign.campaign_id: view.counts for view in page.items}
+    assert by_id == {
+        made[0]: CampaignCounts(pending=3),
+        made[1]: CampaignCounts(pending=3),
+        made[2]: CampaignCounts(cancelled=3),
+    }
+    for campaign_id in made:  # as each one's own page shows them
+        assert by_id[campaign_id] == (await services.campaigns.get(ACCOUNT, campaign_id)).counts

@@ -161,3 +161,21 @@ def test_the_rate_is_per_minute_over_the_window_and_the_eta_follows() -> None:
     assert eta_seconds(S.RUNNING, 1, 120) == 1  # rounded up
     assert eta_seconds(S.RUNNING, 300, 0) is None  # no pace yet
     assert eta_seconds(S.PAUSED, 300, 120) is None
+
+
+@pytest.mark.parametrize(
+    ("status", "action", "allowed"),
+    [
+        (S.DONE, "start", "only a campaign that is draft can"),
+        (S.DONE, "pause", "only a campaign that is scheduled or running can"),
+        (S.DONE, "resume", "only a campaign that is paused can"),
+        (S.DONE, "cancel", "only a campaign that is draft, scheduled, running or paused can"),
+    ],
+)
+def test_a_refused_action_names_the_statuses_it_applies_to_as_a_sentence_would(
+    status: S, action: str, allowed: str
+) -> None:
+    with pytest.raises(CampaignStateConflict) as refused:
+        getattr(campaign(status), action)(NOW)
+
+    assert str(refused.value) == f"Campaign 'cmp_1' is done: it cannot {action} ({allowed})"

@@ -33,6 +33,20 @@ LANDED_BEFORE = (
     "an earlier try of its batch reached the provider, which refused the retry ({}):"
     " not sent again, the earlier try's outcome is unknown"
 )
+
+
+def stopped_errors(failure: str = "") -> tuple[str, str]:
+    """The errors written when a campaign ends with recipients left: on a ``pending`` one
+    (made ``cancelled``) and on a retryable batch's (made ``unknown``); for a campaign
+    cancelled (no error on the cancelled), or one that failed for ``failure``."""
+    if not failure:
+        return "", CANCELLED_UNKNOWN
+    return (
+        f"not sent: the campaign failed ({failure})",
+        f"the campaign failed ({failure}) before a retry could learn the outcome",
+    )
+
+
 # The error of a recipient skipped because its lead was deleted after the start.
 LEAD_DELETED = "the lead was deleted before its message was sent"
 

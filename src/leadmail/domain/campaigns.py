@@ -61,7 +61,7 @@ class CampaignStateConflict(DomainError):
     code = "CAMPAIGN_STATE"
 
     def __init__(self, campaign_id: str, status: CampaignStatus, action: str) -> None:
-        allowed = ", ".join(str(s) for s in ALLOWED_FROM[action])
+        allowed = either(ALLOWED_FROM[action])
         super().__init__(
             f"Campaign {campaign_id!r} is {status}: it cannot {action}"
             f" (only a campaign that is {allowed} can)"
@@ -69,6 +69,13 @@ class CampaignStateConflict(DomainError):
         self.campaign_id = campaign_id
         self.status = status
         self.action = action
+
+
+def either(statuses: tuple[CampaignStatus, ...]) -> str:
+    """The statuses as a sentence lists them: "draft", "scheduled or running",
+    "draft, scheduled, running or paused"."""
+    names = [str(s) for s in statuses]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 class AudienceEmpty(DomainError):

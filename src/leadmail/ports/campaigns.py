@@ -109,14 +109,21 @@ class RecipientRepository(Protocol):
         how many recipients it changed."""
         ...
 
-    async def cancel_pending(self, campaign_id: str, now: datetime) -> int:
+    async def cancel_pending(self, campaign_id: str, now: datetime, *, failure: str = "") -> int:
         """Every ``pending`` recipient becomes ``cancelled``; a batch left retryable
-        becomes ``unknown`` (CANCELLED_UNKNOWN: its first try may have landed). Batches
-        being sent are left to their workers. Returns how many it changed."""
+        becomes ``unknown`` (its first try may have landed). Their errors are
+        ``stopped_errors(failure)``'s: ``failure`` is the reason a failed campaign failed
+        ("": it was cancelled). Batches being sent are left to their workers. Returns how
+        many it changed."""
         ...
 
     async def counts(self, campaign_id: str) -> CampaignCounts:
         """The recipients by status (``sending`` counted as ``pending``)."""
+        ...
+
+    async def counts_of(self, campaign_ids: Sequence[str]) -> dict[str, CampaignCounts]:
+        """``counts`` of several campaigns at once (one query: a page of campaigns), by
+        campaign id; a campaign without recipients is absent."""
         ...
 
     async def page(

@@ -32,6 +32,7 @@ log = logging.getLogger("leadmail.campaigns")
 JOIN_EVERY_S = 2.0  # how often a worker looks for running campaigns to join
 RETRY_AFTER_ERROR_S = 2.0  # a loop stopped by an error starts again after this
 TEMPLATE_GONE = "the template {!r} no longer exists"
+_ENDED = (CampaignStatus.CANCELLED, CampaignStatus.FAILED)
 
 
 class CampaignSender:
@@ -161,8 +162,9 @@ class CampaignSender:
         async with watch:
             await self._loop(letter, watch)
         found = await self._campaigns.find(campaign_id)
-        if found is not None and found.status is CampaignStatus.CANCELLED:  # released since
-            await self._recipients.cancel_pending(campaign_id, self._clock())
+        if found is not None and found.status in _ENDED:  # batches released since
+            failure = found.failure_reason if found.status is CampaignStatus.FAILED else ""
+            await self._recipients.cancel_pending(campaign_id, self._clock(), failure=failure)
 
     async def _loop(self, letter: Letter, watch: CampaignWatch) -> None:
         campaign_id = letter.campaign.campaign_id
@@ -229,10 +231,10 @@ class CampaignSender:
 
     async def _fail(self, campaign: Campaign, reason: str) -> None:
         failed = await self._campaigns.save(campaign.fail(self._clock(), reason), campaign.status)
-        if failed is not None:
-            log.error(
-                "campaign_failed", extra={"campaign_id": campaign.campaign_id, "reason": reason}
-            )
+        if failed is not None:  # the recipients left: cancelled, with the reason
+            campaign_id = campaign.campaign_id
+            await self._recipients.cancel_pending(campaign_id, self._clock(), failure=reason)
+            log.error("campaign_failed", extra={"campaign_id": campaign_id, "reason": reason})
 
 
 def _finished(

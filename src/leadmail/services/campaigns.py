@@ -110,7 +110,10 @@ class CampaignService:
         """Newest first; the cursor is that of GET /api/v1/leads (time and id)."""
         after = None if cursor is None else PageCursor.decode(cursor)
         found = await self._campaigns.list(account_id, limit, after)
-        views = [await self._view(campaign) for campaign in found[:limit]]
+        shown = found[:limit]
+        # One grouped count for the page's campaigns, not one per campaign.
+        counts = await self._recipients.counts_of([c.campaign_id for c in shown if c.status.frozen])
+        views = [await self._view(c, counts.get(c.campaign_id, CampaignCounts())) for c in shown]
         if len(found) <= limit:
             return Page(views, None)
         last = found[limit - 1]
@@ -203,12 +206,13 @@ class CampaignService:
         elif campaign.status is CampaignStatus.SCHEDULED:
             await self._jobs.enqueue(CAMPAIGN_JOB, campaign.campaign_id, run_at=campaign.send_at)
 
-    async def _view(self, campaign: Campaign) -> CampaignView:
+    async def _view(self, campaign: Campaign, known: CampaignCounts | None = None) -> CampaignView:
+        """``known``: its counts, when counted already (a page of campaigns)."""
         now = self._clock()
         if not campaign.status.frozen:  # a draft: the leads the audience matches now
             counts = CampaignCounts(pending=await self._checks.matching(campaign))
             return CampaignView(campaign, counts, 0, None)
-        counts = await self._recipients.counts(campaign.campaign_id)
+        counts = known if known is not None else await self._recipients.counts(campaign.campaign_id)
         rate = 0
         if campaign.status is CampaignStatus.RUNNING and campaign.started_at is not None:
             window = min(RATE_WINDOW, now - campaign.started_at)

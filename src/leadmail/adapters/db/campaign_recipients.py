@@ -15,12 +15,12 @@ from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.recipient_claims import RECIPIENTS
 from leadmail.adapters.db.statements import Statement
 from leadmail.domain.campaign_recipients import (
-    CANCELLED_UNKNOWN,
     STOPPED,
     ClaimedBatch,
     Recipient,
     RecipientOutcome,
     lacks_variable,
+    stopped_errors,
 )
 from leadmail.domain.campaigns import Campaign, CampaignCounts, RecipientStatus
 from leadmail.ports.campaigns import RecipientRepository
@@ -52,7 +52,7 @@ _CANCEL = (
     'UPDATE "campaign_recipients" SET'
     f" \"status\" = CASE WHEN \"status\" = '{_S.PENDING}' THEN '{_S.CANCELLED}'"
     f" ELSE '{_S.UNKNOWN}' END,"
-    f" \"error\" = CASE WHEN \"status\" = '{_S.PENDING}' THEN '' ELSE %s END,"
+    f' "error" = CASE WHEN "status" = \'{_S.PENDING}\' THEN %s ELSE %s END,'
     ' "lease_until" = NULL, "updated_at" = %s'
     f' WHERE "campaign_id" = %s AND ("status" = \'{_S.PENDING}\''
     f' OR ("status" = \'{_S.SENDING}\' AND "retry"))'
@@ -151,12 +151,25 @@ class PiccoloRecipientRepository(RecipientRepository):
             return await self._changed(_EXPIRE_RETRYABLE, [now, campaign_id, now])
         return await self._changed(_EXPIRE_UNKNOWN, [STOPPED, now, campaign_id, now])
 
-    async def cancel_pending(self, campaign_id: str, now: datetime) -> int:
-        return await self._changed(_CANCEL, [CANCELLED_UNKNOWN, now, campaign_id])
+    async def cancel_pending(self, campaign_id: str, now: datetime, *, failure: str = "") -> int:
+        return await self._changed(_CANCEL, [*stopped_errors(failure), now, campaign_id])
 
     async def counts(self, campaign_id: str) -> CampaignCounts:
         rows = await self._db.fetch(_COUNTS, campaign_id)
         return CampaignCounts.of({_S(row["status"]): int(row["n"]) for row in rows})
+
+    async def counts_of(self, campaign_ids: Sequence[str]) -> dict[str, CampaignCounts]:
+        if not campaign_ids:
+            return {}
+        text = (
+            'SELECT "campaign_id", "status", count(*) AS "n" FROM "campaign_recipients"'
+            f' WHERE "campaign_id" IN ({", ".join("%s" for _ in campaign_ids)})'
+            ' GROUP BY "campaign_id", "status"'
+        )
+        by_campaign: dict[str, dict[RecipientStatus, int]] = {}
+        for row in await self._db.fetch(RECIPIENTS.statement(text), *campaign_ids):
+            by_campaign.setdefault(row["campaign_id"], {})[_S(row["status"])] = int(row["n"])
+        return {cid: CampaignCounts.of(found) for cid, found in by_campaign.items()}
 
     async def page(
         self,

@@ -47,9 +47,9 @@ CREATE_TEXT = (
     " (422 naming `variables.<name>`). A lead without such a variable is `skipped`."
 )
 ACTION_TEXT = (
-    "Statuses an action applies to: start (draft), pause (scheduled, running), resume"
-    " (paused), cancel (draft, scheduled, running, paused); any other: 409 `CAMPAIGN_STATE`"
-    " naming the current status."
+    "Statuses an action applies to: start (draft), pause (scheduled or running), resume"
+    " (paused), cancel (draft, scheduled, running or paused); any other: 409"
+    " `CAMPAIGN_STATE` naming the current status."
 )
 _STATE = (CampaignNotFound, CampaignStateConflict)
 

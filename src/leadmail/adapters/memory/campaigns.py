@@ -9,7 +9,6 @@ from datetime import datetime
 
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.domain.campaign_recipients import (
-    CANCELLED_UNKNOWN,
     STOPPED,
     ClaimedBatch,
     Recipient,
@@ -17,6 +16,7 @@ from leadmail.domain.campaign_recipients import (
     lacks_variable,
     new_batch_id,
     new_claim_id,
+    stopped_errors,
 )
 from leadmail.domain.campaigns import Campaign, CampaignCounts, CampaignStatus, RecipientStatus
 from leadmail.domain.email import new_message_id
@@ -173,18 +173,16 @@ class MemoryRecipientRepository(RecipientRepository):
                 self._end(recipient, status=RecipientStatus.UNKNOWN, error=STOPPED, updated_at=now)
         return len(expired)
 
-    async def cancel_pending(self, campaign_id: str, now: datetime) -> int:
+    async def cancel_pending(self, campaign_id: str, now: datetime, *, failure: str = "") -> int:
         changed = 0
+        cancelled, unknown = stopped_errors(failure)
         for recipient in list(self._rows.get(campaign_id, {}).values()):
             if recipient.status is _PENDING:
-                self._end(recipient, status=RecipientStatus.CANCELLED, updated_at=now)
-            elif recipient.status is _SENDING and (campaign_id, recipient.batch_id) in self._retry:
                 self._end(
-                    recipient,
-                    status=RecipientStatus.UNKNOWN,
-                    error=CANCELLED_UNKNOWN,
-                    updated_at=now,
+                    recipient, status=RecipientStatus.CANCELLED, error=cancelled, updated_at=now
                 )
+            elif recipient.status is _SENDING and (campaign_id, recipient.batch_id) in self._retry:
+                self._end(recipient, status=RecipientStatus.UNKNOWN, error=unknown, updated_at=now)
             else:
                 continue
             changed += 1
@@ -192,6 +190,12 @@ class MemoryRecipientRepository(RecipientRepository):
         return changed
 
     async def counts(self, campaign_id: str) -> CampaignCounts:
+        return self._counts(campaign_id)
+
+    async def counts_of(self, campaign_ids: Sequence[str]) -> dict[str, CampaignCounts]:
+        return {cid: self._counts(cid) for cid in campaign_ids if self._rows.get(cid)}
+
+    def _counts(self, campaign_id: str) -> CampaignCounts:
         by_status: dict[RecipientStatus, int] = {}
         for recipient in self._rows.get(campaign_id, {}).values():
             by_status[recipient.status] = by_status.get(recipient.status, 0) + 1
