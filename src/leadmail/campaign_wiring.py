@@ -66,7 +66,6 @@ def campaign_sender(
         chosen, clock, timer,
     )  # fmt: skip
     return CampaignSender(
-        parts.campaigns, parts.recipients, templates, batches, parts.limiter,
-        lane, chosen, clock, timer,
+        parts.campaigns, parts.recipients, templates, batches, chosen, clock, timer,
         begin=campaigns.begin_when_due, retryable=provider.keeps_idempotency,
     )  # fmt: skip

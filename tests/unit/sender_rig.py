@@ -13,10 +13,12 @@ from typing import Any
 
 from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.memory.mail import RecordingEmailProvider
+from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.bootstrap import Adapters, wire
 from leadmail.config import Settings
 from leadmail.domain.campaigns import CampaignStatus
 from leadmail.domain.delivery import BatchItem, ItemResult, RetryPolicy
+from leadmail.domain.email import Message
 from leadmail.domain.leads import Lead, new_lead_id
 from leadmail.domain.pacing import email_lane
 from leadmail.ports.rate_limits import RateLimiter
@@ -90,6 +92,18 @@ class WatchedProvider(RecordingEmailProvider):
             self.in_flight -= 1
 
 
+class WatchedMessages(MemoryMessageRepository):
+    """The memory message log that notes each store of a batch's messages in ``events``."""
+
+    def __init__(self, events: list[str]) -> None:
+        super().__init__()
+        self.events = events
+
+    async def add(self, records: Sequence[Message]) -> None:
+        self.events.append(f"store {len(records)}")
+        await super().add(records)
+
+
 @dataclass
 class SenderRig:
     adapters: Adapters
@@ -154,6 +168,7 @@ async def sender_rig(
         Adapters.in_memory(provider),
         catalog=FileTemplateCatalog(catalog),
         limiter=chosen_limiter,
+        messages=WatchedMessages(events),
     )
     clock = FakeClock()
     services = wire(adapters, Settings(email_default_from="team@example.com"), clock)
@@ -166,8 +181,7 @@ async def sender_rig(
         chosen, clock, timer,
     )  # fmt: skip
     sender = CampaignSender(
-        parts.campaigns, parts.recipients, services.templates, batches,
-        chosen_limiter, lane, chosen, clock, timer,
+        parts.campaigns, parts.recipients, services.templates, batches, chosen, clock, timer,
         begin=services.campaigns.begin_when_due, retryable=provider.keeps_idempotency,
     )  # fmt: skip
     return SenderRig(adapters, services, provider, chosen_limiter, sender, clock, catalog, events)

@@ -1,6 +1,6 @@
 """The campaign sender on the memory adapters and the recording provider: every recipient
 sent once, in batches keyed by their batch id, rendered with the lead's values over the
-campaign's; the rate acquired before each claim; refusals, retries and 429 holds; skipped
+campaign's; the rate acquired right before each request; refusals, retries and 429 holds; skipped
 recipients; pause, cancel and stop between batches; expired leases; done and failed."""
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ async def test_every_recipient_once_in_batches_keyed_by_their_batch_id(tmp_path:
     assert {d.message_id for d in delivered} == {r.message_id for r in page}
 
 
-async def test_the_rate_is_acquired_before_each_claim(tmp_path: Path) -> None:
+async def test_the_rate_is_acquired_right_before_each_request(tmp_path: Path) -> None:
+    """After the batch's messages are stored, not before its claim: the moments the
+    limiter counts are those the provider sees (no claim, render or store between)."""
     rig = await sender_rig(tmp_path)
     for n in range(7):
         await rig.lead(f"l{n}@example.com")
@@ -62,8 +64,10 @@ async def test_the_rate_is_acquired_before_each_claim(tmp_path: Path) -> None:
 
     requests = [i for i, e in enumerate(rig.events) if e.startswith("request")]
     assert len(requests) == 3
-    for i in requests:  # the event just before each request is its acquire
+    for i in requests:  # the request's acquire just before it, its store just before that
         assert rig.events[i - 1] == "acquire email:recording", rig.events
+        assert rig.events[i - 2].startswith("store"), rig.events
+    assert rig.events.count("acquire email:recording") == 3  # none for the empty claim
 
 
 async def test_one_message_refused_fails_alone(tmp_path: Path) -> None:
@@ -102,7 +106,8 @@ async def test_5xx_is_retried_with_the_same_key(tmp_path: Path) -> None:
     assert len(keys) == 3
     assert len(set(keys)) == 1
     assert keys[0].startswith("bat_")
-    assert [e for e in rig.events if e.startswith("acquire")] == ["acquire email:recording"] * 4
+    # One per request, the two retries' included.
+    assert [e for e in rig.events if e.startswith("acquire")] == ["acquire email:recording"] * 3
     [message] = {d.message_id for d in rig.provider.delivered[:1]}
     stored = await rig.adapters.messages.get(ACCOUNT, message)
     assert stored is not None

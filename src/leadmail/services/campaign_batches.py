@@ -31,10 +31,6 @@ from leadmail.domain.campaigns import RecipientStatus
 from leadmail.domain.clock import Clock
 from leadmail.domain.delivery import (
     BatchItem,
-    DeliveryError,
-    ItemResult,
-    ProviderRejected,
-    ProviderUnavailable,
     RetryPolicy,
 )
 from leadmail.domain.email import Message
@@ -43,6 +39,7 @@ from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
+from leadmail.services.batch_attempts import BatchAttempts
 from leadmail.services.campaign_watch import CampaignWatch
 from leadmail.services.delivery import Timer
 
@@ -66,19 +63,6 @@ class SenderSettings:
     hold: float = 1.0
 
 
-@dataclass(frozen=True, slots=True)
-class _Delivered:
-    """The provider's answer (``results``), the error given up on, a retry refused for its
-    reused key (``landed_before``), or none: the batch was handed back (stopped, or
-    throttled too long); ``may_have_landed`` when an attempt got no answer."""
-
-    attempts: int
-    results: list[ItemResult] | None = None
-    error: DeliveryError | None = None
-    may_have_landed: bool = False
-    landed_before: ProviderRejected | None = None
-
-
 class BatchSender:
     def __init__(
         self,
@@ -96,14 +80,14 @@ class BatchSender:
         self._leads = leads
         self._messages = messages
         self._provider = provider
-        self._limiter = limiter
-        self._lane = lane
-        self._settings = settings
+        budget = min(settings.retry.deadline, settings.lease.total_seconds() / 2)
+        self._attempts = BatchAttempts(
+            provider, limiter, lane, settings.retry, timer, budget=budget, hold=settings.hold
+        )
         self._clock = clock
-        self._timer = timer
 
     async def send(self, letter: Letter, batch: ClaimedBatch, watch: CampaignWatch) -> None:
-        """Send ``batch`` (its rate already acquired) and record its outcomes."""
+        """Send ``batch`` and record its outcomes."""
         if not watch.running:  # stopped since the claim: nothing was sent
             await self._recipients.release(batch, self._clock())
             return
@@ -128,7 +112,7 @@ class BatchSender:
         if not items:
             return
         messages = await self._stored(letter, batch, items)
-        delivered = await self._deliver(items, batch, watch)
+        delivered = await self._attempts.deliver(items, batch, watch)
         now = self._clock()
         outcomes: list[RecipientOutcome] = []
         changed: list[Message] = []
@@ -200,53 +184,3 @@ class BatchSender:
         if new:
             await self._messages.add(new)
         return {**found, **{m.message_id: m for m in new}}
-
-    async def _deliver(
-        self, items: Sequence[BatchItem], batch: ClaimedBatch, watch: CampaignWatch
-    ) -> _Delivered:
-        """Attempts until an answer, a refusal, or giving up; the status read again and
-        the rate acquired again before each retry. A 429 holds the lane for every worker
-        and does not count as an attempt; the batch's time (its retry deadline, at most
-        half its lease) bounds it all."""
-        timer, policy = self._timer, self._settings.retry
-        budget = min(policy.deadline, self._settings.lease.total_seconds() / 2)
-        deadline = timer.monotonic() + budget
-        attempts, tries, landed = 0, 1, False
-        if not watch.running:  # paused or stopping while its messages were stored
-            return _Delivered(attempts)
-        while True:
-            attempts += 1
-            error: ProviderUnavailable
-            try:
-                async with asyncio.timeout(max(deadline - timer.monotonic(), 0.001)):
-                    results = await self._provider.send_batch(items, batch_key=batch.batch_id)
-            except TimeoutError:
-                error = ProviderUnavailable("no answer before the batch's deadline")
-            except ProviderRejected as e:
-                if batch.retried and e.status == 409:  # the key was used: it landed before
-                    return _Delivered(attempts, landed_before=e)
-                return _Delivered(attempts, error=e)
-            except ProviderUnavailable as e:
-                error = e
-            else:
-                return _Delivered(attempts, results=results)
-            landed = landed or error.status is None or error.status == 409
-            left = deadline - timer.monotonic()
-            if error.throttled:
-                hold = error.retry_after if error.retry_after is not None else self._settings.hold
-                await self._limiter.hold(self._lane, hold)
-                log.info("campaign_lane_held", extra={"lane": self._lane, "seconds": hold})
-                if hold >= left:
-                    return _Delivered(attempts, may_have_landed=landed)
-                wait = 0.0
-            else:
-                tries += 1
-                backoff = policy.delay_before(tries, error.retry_after, left)
-                if backoff is None:
-                    return _Delivered(attempts, error=error, may_have_landed=landed)
-                wait = backoff
-            if not (await watch.check() and await watch.sleep(wait)):
-                return _Delivered(attempts, may_have_landed=landed)
-            acquired, _ = await watch.until(self._limiter.acquire(self._lane))
-            if not acquired:
-                return _Delivered(attempts, may_have_landed=landed)

@@ -7,8 +7,9 @@ batches at the provider (a second job for it only wakes that loop). The campaign
 wakes the first worker at once (at ``send_at`` when scheduled), and every worker joins the
 running campaigns it does not send every JOIN_EVERY_S s (``keep_joining``): every worker
 shares every running campaign, and one whose worker died goes on without waiting for the
-queue to notice. Each batch's rate is acquired from the shared limiter before its claim,
-so the provider's rate holds however many processes send.
+queue to notice. Each provider request's rate is acquired from the shared limiter right
+before it is made (campaign_batches.py), so the rate holds at the provider however many
+processes send.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from leadmail.domain.campaigns import Campaign, CampaignStatus
 from leadmail.domain.clock import Clock
 from leadmail.domain.errors import TemplateNotFound
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
-from leadmail.ports.rate_limits import RateLimiter
 from leadmail.services.campaign_batches import BatchSender, SenderSettings
 from leadmail.services.campaign_watch import CampaignWatch
 from leadmail.services.delivery import Timer
@@ -42,8 +42,6 @@ class CampaignSender:
         recipients: RecipientRepository,
         templates: TemplateService,
         batches: BatchSender,
-        limiter: RateLimiter,
-        lane: str,
         settings: SenderSettings,
         clock: Clock,
         timer: Timer,
@@ -58,8 +56,6 @@ class CampaignSender:
         self._recipients = recipients
         self._templates = templates
         self._batches = batches
-        self._limiter = limiter
-        self._lane = lane
         self._settings = settings
         self._clock = clock
         self._timer = timer
@@ -173,14 +169,13 @@ class CampaignSender:
         in_flight: set[asyncio.Task[None]] = set()
         expire_every = max(settings.lease.total_seconds() / 4, settings.poll)
         next_expiry = timer.monotonic()
-        probing = False  # the last claim found nothing: claim before acquiring the rate
         try:
             while watch.running:
                 if timer.monotonic() >= next_expiry:
                     next_expiry = timer.monotonic() + expire_every
                     await self._expire(campaign_id)
                 await slots.acquire()
-                if not probing and not (await watch.until(self._limiter.acquire(self._lane)))[0]:
+                if not watch.running:
                     slots.release()
                     break
                 now = self._clock()
@@ -189,7 +184,6 @@ class CampaignSender:
                 )
                 if batch is None:
                     slots.release()
-                    probing = True
                     if in_flight:  # ours may yet be handed back
                         await asyncio.wait(in_flight, timeout=settings.poll)
                         continue
@@ -199,12 +193,6 @@ class CampaignSender:
                         return
                     await watch.sleep(settings.poll)  # other workers' batches, or leases
                     continue
-                if probing:
-                    probing = False
-                    if not (await watch.until(self._limiter.acquire(self._lane)))[0]:
-                        await self._recipients.release(batch, self._clock())
-                        slots.release()
-                        break
                 task = asyncio.create_task(self._batches.send(letter, batch, watch))
                 in_flight.add(task)
                 task.add_done_callback(lambda done: _finished(done, in_flight, slots))
