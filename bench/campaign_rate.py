@@ -1,6 +1,6 @@
 """How fast one campaign goes: ``python -m bench.campaign_rate --leads 100000``.
 
-On a fresh Postgres database (campaign_rig.py: migrated, one account "bench" with a key
+On a fresh Postgres database (campaign_rate_rig.py: migrated, one account "bench" with a key
 and a second account "other", N leads written by COPY through asyncpg in one round trip),
 the stand-in (bench/standin.py ``--tally``) answers like Postmark's batch endpoint after
 ``--latency``, and ``leadmail serve`` (its worker in process) sends to it with
@@ -12,7 +12,7 @@ peak and after, the other account's send p50/p99, and whether the stand-in saw e
 recipient exactly once.
 
 From another scenario: ``run_campaign(url, key, leads, pid=..., other_key=...)`` against a
-server of its own, or ``campaign_rig.measure(leads, postgres_url=...)`` for the whole rig.
+server of its own, or ``campaign_rate_rig.measure(leads, postgres_url=...)`` for the whole rig.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def run_campaign(
 
 
 def main() -> int:
-    from bench import campaign_rig  # the rig runs this module's run_campaign
+    from bench import campaign_rate_rig  # the rig runs this module's run_campaign
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--leads", type=int, default=100_000)
@@ -139,7 +139,7 @@ def main() -> int:
     args = parser.parse_args()
     settings = {f"LEADMAIL_{k}": v for k, _, v in (s.partition("=") for s in args.set)}
     db_settings = dict(s.split("=", 1) for s in args.db_set)
-    found = campaign_rig.measure(
+    found = campaign_rate_rig.measure(
         args.leads, postgres_url=args.postgres_url, latency=args.latency, settings=settings,
         keep=args.keep, other=not args.no_other, db_settings=db_settings, timeout=args.timeout,
     )  # fmt: skip
