@@ -134,6 +134,7 @@ def main() -> int:
                         help="ALTER DATABASE ... SET for the server's sessions")  # fmt: skip
     parser.add_argument("--timeout", type=float, default=1800.0,
                         help="stop polling after this many seconds (the rate so far)")  # fmt: skip
+    parser.add_argument("--profile", action="store_true", help="py-spy on the server")
     parser.add_argument("--keep", action="store_true", help="leave the database")
     parser.add_argument("--no-other", action="store_true", help="no other account's sends")
     args = parser.parse_args()
@@ -142,6 +143,7 @@ def main() -> int:
     found = campaign_rate_rig.measure(
         args.leads, postgres_url=args.postgres_url, latency=args.latency, settings=settings,
         keep=args.keep, other=not args.no_other, db_settings=db_settings, timeout=args.timeout,
+        profile=args.profile,
     )  # fmt: skip
     print(json.dumps(found, indent=1))
     return 0

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
@@ -24,7 +25,8 @@ from tests.support.network import free_port
 
 from bench.campaign_rate import run_campaign
 from bench.common import BIN, ROOT, log
-from bench.database import account_with_key, database_url, leadmail_cli
+from bench.cpu import PostgresSampler, process_cpu_seconds
+from bench.database import account_with_key, database_name, database_url, leadmail_cli
 from bench.servers import READY_TIMEOUT_S, child_env
 
 POSTMARK_KEY = "00000000-0000-4000-8000-00000000b3c4"
@@ -92,12 +94,14 @@ def database(server_url: str, prefix: str, *, keep: bool = False) -> Iterator[st
 def measure(
     leads: int, *, postgres_url: str, latency: float = 0.05, prefix: str = "claims_rate",
     settings: dict[str, str] | None = None, keep: bool = False, other: bool = True,
-    db_settings: dict[str, str] | None = None, timeout: float = 1800.0,
+    db_settings: dict[str, str] | None = None, timeout: float = 1800.0, profile: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     """The whole rig for one campaign of ``leads`` leads (see the module's docstring);
     ``settings``: more LEADMAIL_* values for the server; ``keep``: the database is left
     (its URL in the report) for a look afterwards; ``db_settings``: ALTER DATABASE ... SET
-    for the server's sessions (log_min_duration_statement, say)."""
+    for the server's sessions (log_min_duration_statement, say); ``profile``: py-spy
+    records the server while the campaign runs (``profile`` in the report: its raw file,
+    read with ``python -m bench.profile``)."""
     tmp = Path(tempfile.mkdtemp(prefix=f"{prefix}-"))
     env = child_env()
     with contextlib.ExitStack() as stack:
@@ -129,8 +133,25 @@ def measure(
             if server.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"leadmail serve did not start; see {tmp / 'server.log'}")
             time.sleep(0.1)
+        spy = None
+        if profile:
+            spy_argv = [str(BIN / "py-spy"), "record", "--pid", str(server.pid), "--rate", "100",
+                        "--format", "raw", "--output", str(tmp / "profile.txt")]  # fmt: skip
+            spy = stack.enter_context(process(spy_argv, env, tmp / "py-spy.log"))
+        postgres = PostgresSampler(database_name(db_url))
+        cpu = [process_cpu_seconds(server.pid), process_cpu_seconds(standin.pid)]
+        postgres.start()
         found = run_campaign(url, key, leads, pid=server.pid,
                              other_key=other_key if other else None, timeout=timeout)  # fmt: skip
+        used = [
+            process_cpu_seconds(p) - c for p, c in zip((server.pid, standin.pid), cpu, strict=True)
+        ]
+        found["cpu_s"] = {"server": round(used[0], 1), "standin": round(used[1], 1),
+                          "postgres": round(postgres.stop(), 1)}  # fmt: skip
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+            spy.wait(timeout=60)
+            found["profile"] = str(tmp / "profile.txt")
         server.terminate()
         server.wait(timeout=30)
         standin.terminate()
