@@ -22,8 +22,10 @@ from leadmail.services.delivery import SystemTimer
 from leadmail.services.templates import TemplateService
 
 # A campaign's batches at the provider at once, per process, where the provider takes
-# batches (one message per request: LEADMAIL_EMAIL_CONCURRENCY of them).
-BATCHES_IN_FLIGHT = 4
+# batches (one message per request: LEADMAIL_EMAIL_CONCURRENCY of them). Two keep one
+# batch at the provider while the other is claimed, rendered and recorded; more only
+# made the process's other requests wait (bench/README.md, "Campaign throughput").
+BATCHES_IN_FLIGHT = 2
 
 
 class SenderAdapters(Protocol):

@@ -20,7 +20,7 @@ from leadmail.domain.email import (
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_variables import template_variables
 from leadmail.domain.leads import Lead
-from leadmail.domain.templates import Template
+from leadmail.domain.templates import CompiledTemplate, Template
 
 BATCH_ID_PREFIX = "bat_"
 # The error of a recipient left ``unknown`` (expire, not retryable).
@@ -138,6 +138,7 @@ class Letter:
     template: Template
     sender: Mailbox
     reply_to: Mailbox | None
+    compiled: CompiledTemplate  # the template read once for every recipient
 
     @classmethod
     def of(cls, campaign: Campaign, template: Template) -> Letter:
@@ -147,6 +148,7 @@ class Letter:
             template,
             parse_sender(campaign.sender),
             None if reply_to is None else parse_sender(reply_to, "reply_to"),
+            template.compiled(),
         )
 
 
@@ -155,7 +157,7 @@ def render_for(letter: Letter, recipient: Recipient, lead: Lead | None) -> Outgo
     campaign's shared ones, to the address frozen at the start (with the lead's name when
     it can be a display name). Or why it is skipped: the lead is gone, a variable has no
     value (``lacks_variable``), or a value cannot go in the subject."""
-    template = letter.template
+    template = letter.compiled
     if lead is None:
         return LEAD_DELETED
     values = values_for(letter.campaign, lead)

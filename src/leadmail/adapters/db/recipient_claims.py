@@ -5,7 +5,10 @@ its head, its first recipient in lead order, locked with FOR UPDATE SKIP LOCKED:
 workers asking at once never take one batch, and only the head is locked by a claimer, so
 the batch's other rows (updated by the one that holds the head) are never waited on in the
 other order. Else pending recipients, locked with FOR UPDATE SKIP LOCKED in lead order:
-two workers never take one recipient. Only while the campaign is running.
+two workers never take one recipient. Only while the campaign is running. The rows picked
+are updated by their primary key and nothing else: they are locked, so still pending, and
+a join on (campaign_id, lead_id) let the planner, misled by a fresh campaign's statistics
+(none yet for its rows), walk every pending row once for each row picked.
 
 SQLite: the same steps in its write transaction (one writer at a time).
 """
@@ -56,16 +59,18 @@ WITH "running" AS ({_RUNNING}),
   RETURNING *
 ),
 "picked" AS (
-  SELECT "lead_id" FROM {_R} WHERE "campaign_id" = $1 AND "status" = '{_S.PENDING}'
+  SELECT "recipient_id", "lead_id" FROM {_R} WHERE "campaign_id" = $1
+    AND "status" = '{_S.PENDING}'
     AND EXISTS (SELECT 1 FROM "running") AND NOT EXISTS (SELECT 1 FROM "head")
   ORDER BY "lead_id" LIMIT $2 FOR UPDATE SKIP LOCKED
 ),
-"numbered" AS (SELECT "lead_id", row_number() OVER (ORDER BY "lead_id") AS "n" FROM "picked"),
+"numbered" AS (
+  SELECT "recipient_id", row_number() OVER (ORDER BY "lead_id") AS "n" FROM "picked"
+),
 "fresh" AS (
   UPDATE {_R} AS "r" SET "status" = '{_S.SENDING}', "batch_id" = $3, "claim_id" = $4,
     "lease_until" = $5, "updated_at" = $6, "message_id" = ($7::text[])["numbered"."n"]
-  FROM "numbered" WHERE "r"."campaign_id" = $1 AND "r"."lead_id" = "numbered"."lead_id"
-    AND "r"."status" = '{_S.PENDING}'
+  FROM "numbered" WHERE "r"."recipient_id" = "numbered"."recipient_id"
   RETURNING "r".*
 )
 SELECT *, TRUE AS "was_retried" FROM "retried"
