@@ -166,6 +166,19 @@ async def test_a_hold_from_one_worker_is_obeyed_by_another(storage: Storage) -> 
     assert 0.6 - SLACK / 2 <= time.monotonic() - start < 0.6 + LATE
 
 
+async def test_unheld_waits_out_a_hold_and_counts_nothing(storage: Storage) -> None:
+    first, second = storage.worker({LANE: 2.0}), storage.worker({LANE: 2.0})
+    await second.unheld(LANE)  # no hold: at once
+    start = time.monotonic()
+    await first.hold(LANE, 0.5)
+
+    await second.unheld(LANE)
+
+    assert 0.5 - SLACK / 2 <= time.monotonic() - start < 0.5 + LATE
+    moments = await acquisitions([first, second], 2)  # both places still free
+    assert moments[-1] < NO_WAIT
+
+
 async def test_a_shorter_hold_never_shortens_a_longer_one(storage: Storage) -> None:
     first, second = storage.worker({LANE: 2.0}), storage.worker({LANE: 2.0})
     start = time.monotonic()

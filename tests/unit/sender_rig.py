@@ -58,6 +58,9 @@ class RecordingLimiter(RateLimiter):
     async def acquire(self, lane: str, cost: int = 1) -> None:
         self.events.append(f"acquire {lane}")
 
+    async def unheld(self, lane: str) -> None:
+        return None
+
     async def hold(self, lane: str, seconds: float) -> None:
         self.holds.append((lane, seconds))
         self.events.append(f"hold {lane} {seconds}")

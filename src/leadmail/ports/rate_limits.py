@@ -30,6 +30,12 @@ class RateLimiter(Protocol):
         rate, LimiterUnavailable when the storage cannot be reached."""
         ...
 
+    async def unheld(self, lane: str) -> None:
+        """Wait until no hold is on ``lane``; nothing is counted. (A campaign's sender
+        claims no new batch while the provider has told every worker to wait.) Raises
+        LimiterUnavailable when the storage cannot be reached."""
+        ...
+
     async def hold(self, lane: str, seconds: float) -> None:
         """No request on the lane for ``seconds`` (a provider's 429 Retry-After), for every
         process sharing the limiter; a shorter hold never shortens a longer one."""

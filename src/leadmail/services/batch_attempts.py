@@ -109,6 +109,10 @@ class BatchAttempts:
             if not (await watch.check() and await watch.sleep(wait)):
                 return Delivered(attempts, may_have_landed=landed)
 
+    async def unheld(self, watch: CampaignWatch) -> bool:
+        """Wait out any hold on the lane (a 429's): False when the campaign stops first."""
+        return (await watch.until(self._limiter.unheld(self._lane)))[0]
+
     async def _acquired(self, watch: CampaignWatch, deadline: float) -> bool:
         """The lane's rate for one request, taken right before it is made (the moments the
         limiter counts are those the provider sees, not a claim, render and store ahead of

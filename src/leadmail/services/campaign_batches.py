@@ -86,6 +86,11 @@ class BatchSender:
         )
         self._clock = clock
 
+    async def ready(self, watch: CampaignWatch) -> bool:
+        """Whether to claim a batch now: once no hold is on the lane (a batch claimed
+        during a 429's hold would only wait); False when the campaign stops first."""
+        return await self._attempts.unheld(watch)
+
     async def send(self, letter: Letter, batch: ClaimedBatch, watch: CampaignWatch) -> None:
         """Send ``batch`` and record its outcomes."""
         if not watch.running:  # stopped since the claim: nothing was sent

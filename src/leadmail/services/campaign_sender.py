@@ -175,7 +175,7 @@ class CampaignSender:
                     next_expiry = timer.monotonic() + expire_every
                     await self._expire(campaign_id)
                 await slots.acquire()
-                if not watch.running:
+                if not await self._batches.ready(watch):  # stopped during a hold
                     slots.release()
                     break
                 now = self._clock()

@@ -112,6 +112,14 @@ class LaneLimiter(RateLimiter):
                         return
             await self._sleep(max(wait, MIN_WAIT))
 
+    async def unheld(self, lane: str) -> None:
+        while True:
+            with self._translated():
+                wait = await self._holds.remaining(lane)
+            if wait <= 0:
+                return
+            await self._sleep(max(wait, MIN_WAIT))
+
     async def hold(self, lane: str, seconds: float) -> None:
         if not (seconds >= 0 and math.isfinite(seconds)):
             raise ValueError(f"a hold is a finite number of seconds >= 0, got {seconds!r}")
