@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from leadmail.adapters.limits.lanes import MIN_WAIT, Counts, LaneLimiter, MemoryHolds
+from leadmail.adapters.limits.lanes import MIN_WAIT, SPACING, Counts, LaneLimiter, MemoryHolds
 from leadmail.domain.pacing import Window
 from leadmail.ports.rate_limits import LimiterUnavailable
 
@@ -35,19 +35,20 @@ class FakeTime:
 
 
 class ScriptedCounts(Counts):
-    """Answers each take() with the next scripted wait (0: counted); records the asks."""
+    """Answers each take() with the next scripted answer (None: counted; a number: not
+    counted, the seconds until a place frees); records the asks."""
 
-    def __init__(self, time: FakeTime, *waits: float) -> None:
+    def __init__(self, time: FakeTime, *waits: float | None) -> None:
         self._time = time
         self._waits = deque(waits)
         self.asked: list[tuple[float, str, int, tuple[Window, ...]]] = []
         self.error: Exception | None = None
 
-    async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float:
+    async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float | None:
         if self.error is not None:
             raise self.error
         self.asked.append((self._time.now, lane, cost, tuple(windows)))
-        return self._waits.popleft() if self._waits else 0.0
+        return self._waits.popleft() if self._waits else None
 
 
 def limiter(
@@ -87,24 +88,37 @@ async def test_an_unlimited_or_unknown_lane_never_counts_or_waits(
     assert time.slept == []
 
 
-async def test_a_full_lane_waits_as_long_as_the_counts_say_then_tries_again() -> None:
+async def test_a_full_lane_waits_until_a_place_frees_and_the_spacing_then_tries_again() -> None:
     time = FakeTime()
-    counts = ScriptedCounts(time, 0.4, 0.25, 0.0)
+    counts = ScriptedCounts(time, 0.4, 0.25, None)
 
     await limiter(time, counts).acquire(LANE)
 
-    assert time.slept == [0.4, 0.25]
-    assert [at for at, *_ in counts.asked] == [100.0, 100.4, 100.65]
+    assert time.slept == [0.4 + SPACING, 0.25 + SPACING]
+    assert [round(at, 6) for at, *_ in counts.asked] == [100.0, 100.45, 100.75]
 
 
-async def test_a_place_freeing_now_is_tried_again_after_a_moment_not_at_once() -> None:
+async def test_a_place_freeing_now_is_tried_again_after_the_spacing_not_at_once() -> None:
     # The counts said a place frees now, yet none was free: another process took it.
     time = FakeTime()
-    counts = ScriptedCounts(time, 1e-9, 0.0)
+    counts = ScriptedCounts(time, 1e-9, None)
 
     await limiter(time, counts).acquire(LANE)
 
-    assert time.slept == [MIN_WAIT]
+    assert time.slept == [1e-9 + SPACING]
+
+
+async def test_a_refusal_whose_place_frees_now_is_no_grant() -> None:
+    # Refused, and the window's oldest entry ends now (0 s to wait): nothing was counted,
+    # so acquire() must ask again, not return (it did, and two workers at 10/s let up to
+    # 15 requests through in one second: bench K4).
+    time = FakeTime()
+    counts = ScriptedCounts(time, 0.0, 0.0, None)
+
+    await limiter(time, counts).acquire(LANE)
+
+    assert len(counts.asked) == 3
+    assert time.slept == [MIN_WAIT, MIN_WAIT]
 
 
 async def test_a_hold_is_waited_out_whole_before_anything_is_counted() -> None:
@@ -156,7 +170,7 @@ async def test_a_hold_on_one_lane_leaves_the_others_alone() -> None:
 
 async def test_a_hold_that_comes_while_waiting_for_a_place_is_waited_out_too() -> None:
     time = FakeTime()
-    counts = ScriptedCounts(time, 0.5, 0.0)
+    counts = ScriptedCounts(time, 0.5, None)
     subject = limiter(time, counts)
 
     async def a_429_arrives() -> None:  # another worker's, as the first wait ends
@@ -167,8 +181,8 @@ async def test_a_hold_that_comes_while_waiting_for_a_place_is_waited_out_too() -
 
     await subject.acquire(LANE)
 
-    assert time.slept == [0.5, 4.0]
-    assert [at for at, *_ in counts.asked] == [100.0, 104.5]
+    assert time.slept == [0.5 + SPACING, 4.0]
+    assert [at for at, *_ in counts.asked] == [100.0, 104.55]
 
 
 @pytest.mark.parametrize("seconds", [-1.0, float("nan"), float("inf")])

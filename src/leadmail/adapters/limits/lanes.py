@@ -20,14 +20,21 @@ from leadmail.ports.rate_limits import LimiterUnavailable, RateLimiter
 # Never wait less than this between two tries on a full lane: the storage said a place
 # frees now, yet another process may have taken it; a try costs a round trip to Redis.
 MIN_WAIT = 0.001
+# A request refused for a full lane tries again this long after a place frees. A request
+# leaves its process some milliseconds after its grant is counted (the count is stamped
+# before its round trip to Redis; then the send), and those milliseconds differ from one
+# request to the next: without a margin, a request could reach the provider less than a
+# second after the one whose place it took (bench K4 saw 11 in a second for 10).
+SPACING = 0.05
 
 
 class Counts(Protocol):
     """The requests counted on each lane, in moving windows."""
 
-    async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float:
-        """Count ``cost`` requests on ``lane`` if they fit every window now and return 0;
-        else return the seconds until a place frees in a window that is full."""
+    async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float | None:
+        """Count ``cost`` requests on ``lane`` if they fit every window now and return
+        None; else count nothing and return the seconds until a place frees in a window
+        that is full (0 when one frees now: ask again)."""
         ...
 
 
@@ -107,9 +114,10 @@ class LaneLimiter(RateLimiter):
                 if wait <= 0:
                     if not windows:
                         return
-                    wait = await self._counts.take(lane, cost, windows)
-                    if wait <= 0:
+                    until_free = await self._counts.take(lane, cost, windows)
+                    if until_free is None:  # counted
                         return
+                    wait = until_free + SPACING if until_free > 0 else 0.0
             await self._sleep(max(wait, MIN_WAIT))
 
     async def unheld(self, lane: str) -> None:

@@ -46,7 +46,7 @@ class LimitsCounts(Counts):
     def __init__(self, storage: MemoryStorage | RedisStorage) -> None:
         self._limiter = MovingWindowRateLimiter(storage)
 
-    async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float:
+    async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float | None:
         items = [RateLimitItemPerSecond(w.amount, w.seconds) for w in windows]
         if len(items) > 1:  # a look first: a lane full in one window takes no place in others
             for item in items:
@@ -58,7 +58,7 @@ class LimitsCounts(Counts):
             # lost, never one too many.
             if not await self._limiter.hit(item, lane, cost=cost):
                 return await self._until_free(item, lane)
-        return 0.0
+        return None
 
     async def _until_free(self, item: RateLimitItemPerSecond, lane: str) -> float:
         stats = await self._limiter.get_window_stats(item, lane)
