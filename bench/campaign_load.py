@@ -4,7 +4,7 @@
 paced to ``RATE`` requests/s in all (a steady load an API sees while a campaign runs, not
 a flood that would take the server's core from it), each request's start and latency
 kept. ``rates``: recipients/s at the stand-in, overall and in its slowest tenth.
-``most_in_any``: the most requests within any window of a given length.
+``most_in_any`` (tests/support/moments.py): the most requests within any window.
 """
 
 from __future__ import annotations
@@ -79,17 +79,6 @@ def quantile(ordered: list[float], q: float) -> float | None:
     if not ordered:
         return None
     return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
-
-
-def most_in_any(times: list[float], seconds: float) -> int:
-    """The most of ``times`` within any window of ``seconds`` (end excluded)."""
-    ordered = sorted(times)
-    most, start = 0, 0
-    for end, moment in enumerate(ordered):
-        while moment - ordered[start] >= seconds:
-            start += 1
-        most = max(most, end - start + 1)
-    return most
 
 
 def rates(batches: list[list[Any]]) -> dict[str, Any]:

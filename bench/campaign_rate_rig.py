@@ -26,7 +26,7 @@ from tests.support.network import free_port
 from bench.campaign_rate import run_campaign
 from bench.common import BIN, ROOT, log
 from bench.cpu import PostgresSampler, process_cpu_seconds
-from bench.database import account_with_key, database_name, database_url, leadmail_cli
+from bench.database import account_with_key, database_name, fresh_database, leadmail_cli
 from bench.servers import READY_TIMEOUT_S, child_env
 
 POSTMARK_KEY = "00000000-0000-4000-8000-00000000b3c4"
@@ -72,25 +72,6 @@ def process(argv: list[str], env: dict[str, str], out: Path) -> Iterator[subproc
                 child.kill()
 
 
-@contextlib.contextmanager
-def database(server_url: str, prefix: str, *, keep: bool = False) -> Iterator[str]:
-    name = f"{prefix}_{secrets.token_hex(4)}"
-
-    async def admin(sql: str) -> None:
-        connection = await asyncpg.connect(server_url, timeout=10)
-        try:
-            await connection.execute(sql)
-        finally:
-            await connection.close()
-
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-    try:
-        yield database_url(server_url, name)
-    finally:
-        if not keep:
-            asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
 def measure(
     leads: int, *, postgres_url: str, latency: float = 0.05, prefix: str = "claims_rate",
     settings: dict[str, str] | None = None, keep: bool = False, other: bool = True,
@@ -105,7 +86,7 @@ def measure(
     tmp = Path(tempfile.mkdtemp(prefix=f"{prefix}-"))
     env = child_env()
     with contextlib.ExitStack() as stack:
-        db_url = stack.enter_context(database(postgres_url, prefix, keep=keep))
+        db_url = stack.enter_context(fresh_database(postgres_url, prefix, keep=keep))
         cli_env = {**env, "LEADMAIL_DATABASE_URL": db_url, "LEADMAIL_LOG_FORMAT": "json"}
         leadmail_cli(["migrate"], cli_env)
         key, account_id = account_with_key(db_url, env, "bench")

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.campaign_load import SendLoad, most_in_any, rates
+from tests.support.moments import most_in_any
+
+from bench.campaign_load import SendLoad, rates
 from bench.campaign_rig import FINISHED, Rig, campaign_rig, other_account_key
 from bench.common import log
 from bench.cpu import rss_mb

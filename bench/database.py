@@ -26,9 +26,11 @@ def database_name(url: str) -> str:
 
 
 @contextlib.contextmanager
-def fresh_database(server_url: str) -> Iterator[str]:
-    """A new, empty database on the server, dropped on exit."""
-    name = f"leadmail_bench_{secrets.token_hex(4)}"
+def fresh_database(
+    server_url: str, prefix: str = "leadmail_bench", *, keep: bool = False
+) -> Iterator[str]:
+    """A new, empty database on the server, dropped on exit (unless ``keep``)."""
+    name = f"{prefix}_{secrets.token_hex(4)}"
 
     async def admin(sql: str) -> None:
         connection = await asyncpg.connect(server_url, timeout=10)
@@ -41,8 +43,9 @@ def fresh_database(server_url: str) -> Iterator[str]:
     try:
         yield database_url(server_url, name)
     finally:
-        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        log(f"dropped database {name}")
+        if not keep:
+            asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            log(f"dropped database {name}")
 
 
 async def _fetch_value(url: str, sql: str, *args: object) -> Any:

@@ -202,17 +202,6 @@ def campaign_rig(
             )
 
 
-def most_in_any(times: list[float], seconds: float) -> int:
-    """The most of ``times`` within any window of ``seconds``."""
-    ordered = sorted(times)
-    most, start = 0, 0
-    for end, moment in enumerate(ordered):
-        while moment - ordered[start] >= seconds:
-            start += 1
-        most = max(most, end - start + 1)
-    return most
-
-
 def after(rig: CampaignRig, moment: float) -> list[float]:
     return [r.received_at for r in rig.standin.requests if r.received_at > moment]
 

@@ -15,15 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.campaigns import (
-    after,
-    campaign_rig,
-    most_in_any,
-    stderr_events,
-)
+from tests.e2e.campaigns import after, campaign_rig, stderr_events
 from tests.e2e.cli import cli_env, leadmail_command, run_cli
 from tests.postgres import fresh_database
 from tests.redis_server import server_url
+from tests.support.moments import most_in_any
 
 STOPS_WITHIN_S = 2.0  # the bound for pause and cancel
 
