@@ -3,6 +3,7 @@ SenderPolicy."""
 
 from __future__ import annotations
 
+import re
 from email.utils import parseaddr
 
 import pytest
@@ -11,14 +12,17 @@ from hypothesis import strategies as st
 
 from leadmail.domain.addresses import InvalidAddress
 from leadmail.domain.email import (
+    CONTROL,
     MAX_RECIPIENTS,
     Mailbox,
     SenderNotAllowed,
     SenderPolicy,
     check_html,
     check_subject,
+    has_control,
     parse_recipients,
     parse_sender,
+    split_named,
 )
 from leadmail.domain.errors import ValidationFailed
 
@@ -222,6 +226,32 @@ def test_a_backslash_in_a_name_survives_formatting(name: str) -> None:
 
     assert box.name == name
     assert parseaddr(box.formatted()) == (name, "ada@example.com")
+
+
+# What split_named does, as the expression it replaced (str methods cost a fifth of it).
+NAMED = re.compile(r"^\s*(?P<name>[^<>]*?)\s*<(?P<addr>[^<>]+)>\s*$")
+# Texts made mostly of the characters that matter: brackets, spaces of every kind, quotes.
+bracketed = st.text(alphabet=st.sampled_from(list('<> \t\u00a0\u2003"a@.\u00e9')), max_size=12)
+
+
+@given(raw=bracketed | st.text(max_size=30))
+def test_split_named_splits_as_the_expression_does(raw: str) -> None:
+    match = NAMED.fullmatch(raw)
+    expected = None if match is None else (match["name"].strip(), match["addr"])
+    got = split_named(raw)
+
+    assert (None if got is None else (got[0].strip(), got[1])) == expected
+
+
+@given(text=st.text(max_size=30))
+def test_has_control_finds_what_the_expression_finds(text: str) -> None:
+    assert has_control(text) == (CONTROL.search(text) is not None)
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\x85", "\x7f", "\x00", "\t"])
+def test_has_control_finds_each_kind_of_line_break_or_control(char: str) -> None:
+    assert has_control(f"Ada{char}Lovelace")
+    assert not has_control("Ada\u00a0Lovelace\u200b")  # not printable, yet not a control
 
 
 # --- recipients ---------------------------------------------------------------------

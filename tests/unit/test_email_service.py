@@ -298,6 +298,54 @@ async def test_the_deadline_bounds_all_attempts() -> None:
     assert sum(rig.time.slept) <= 5.0
 
 
+class Hanging(RecordingEmailProvider):
+    """Never answers; says each attempt ends within ``bound`` seconds (it does not)."""
+
+    def __init__(self, bound: float | None) -> None:
+        super().__init__("hanging")
+        self._bound = bound
+
+    @property
+    def attempt_timeout(self) -> float | None:
+        return self._bound
+
+    async def send(self, email: OutgoingEmail, *, message_id: str) -> str | None:
+        self.attempts += 1
+        await asyncio.Event().wait()
+        return None
+
+
+async def test_the_deadline_ends_an_attempt_the_provider_would_not_end_in_time() -> None:
+    # An attempt bounded at 10 s, with 0.05 s left of the deadline: the deadline ends it.
+    rig = await make_rig(
+        policy=RetryPolicy(max_attempts=1, deadline=0.05), sender=Hanging(bound=10.0)
+    )
+
+    with pytest.raises(DeliveryUnavailable) as caught:
+        await asyncio.wait_for(rig.send(ACCOUNT, plain()), timeout=5)
+
+    assert "no answer before the delivery deadline" in caught.value.message
+    assert caught.value.result.messages[0].status is MessageStatus.FAILED
+
+
+async def test_an_attempt_the_provider_bounds_within_the_deadline_gets_no_timer_of_its_own() -> (
+    None
+):
+    # The provider ends every attempt within 0.01 s and the deadline is 0.1 s away: the
+    # provider's bound is trusted, so this one, which does not keep it, is not cut short
+    # at the deadline (in the service, HttpEmailProvider's own timer keeps it).
+    rig = await make_rig(
+        policy=RetryPolicy(max_attempts=1, deadline=0.1), sender=Hanging(bound=0.01)
+    )
+    sending = asyncio.create_task(rig.send(ACCOUNT, plain()))
+
+    done, _ = await asyncio.wait([sending], timeout=0.4)
+
+    assert not done  # still waiting on the provider, past its bound and the deadline
+    assert rig.sender.attempts == 1
+    sending.cancel()
+
+
 # --- idempotency ------------------------------------------------------------------------
 
 

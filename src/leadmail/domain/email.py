@@ -16,11 +16,27 @@ MAX_RECIPIENTS = 50
 MAX_SUBJECT = 998  # RFC 5322 line length limit
 MAX_DISPLAY_NAME = 200
 MAX_LAST_ERROR = 1000  # a message's last_error is cut to this length
-_NAMED = re.compile(r"^\s*(?P<name>[^<>]*?)\s*<(?P<addr>[^<>]+)>\s*$")
 # C0 and C1 controls, DEL, and the Unicode line and paragraph separators: anything a mail
 # library might take for a line break.
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _QUOTED_PAIR = re.compile(r"\\(.)")
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a character of CONTROL. (A printable text holds none: the
+    check in C answers for almost every text, the expression only for the others.)"""
+    return not text.isprintable() and CONTROL.search(text) is not None
+
+
+def split_named(raw: str) -> tuple[str, str] | None:
+    """``Name <address>`` as (name, address), the name's surrounding spaces kept; None
+    when ``raw`` is not of that form: optional spaces, a name and an address neither
+    holding ``<`` or ``>``, the address in angle brackets and not empty, optional spaces."""
+    text = raw.strip()
+    if text[-1:] != ">" or text.count("<") != 1 or text.count(">") != 1:
+        return None
+    name, _, address = text[:-1].partition("<")
+    return (name, address) if address else None
 
 
 class SenderNotAllowed(DomainError):
@@ -38,11 +54,10 @@ class Mailbox:
     def parse(cls, raw: str) -> Mailbox:
         """``ada@example.com`` or ``Ada Lovelace <ada@example.com>``; no line breaks or
         control characters anywhere (they would let a value write mail headers)."""
-        if CONTROL.search(raw):
+        if has_control(raw):
             raise InvalidAddress("must not contain line breaks or control characters")
-        match = _NAMED.fullmatch(raw)
-        name, address = ("", raw) if match is None else (match["name"], match["addr"])
-        name = name.strip()
+        named = split_named(raw)
+        name, address = ("", raw) if named is None else (named[0].strip(), named[1])
         if len(name) >= 2 and name[0] == name[-1] == '"':  # an RFC 5322 quoted-string
             name = _QUOTED_PAIR.sub(r"\1", name[1:-1]).strip()
         elif '"' in name:
@@ -90,7 +105,7 @@ def parse_sender(raw: str, field: str = "from") -> Mailbox:
 
 
 def check_subject(subject: str, field: str = "subject") -> str:
-    if CONTROL.search(subject.replace("\t", " ")):
+    if not subject.isprintable() and CONTROL.search(subject.replace("\t", " ")):
         raise ValidationFailed.one(field, "must not contain line breaks or control characters")
     text = subject.strip()
     if not text:

@@ -27,6 +27,12 @@ class EmailProvider(Protocol):
         ...
 
     @property
+    def attempt_timeout(self) -> float | None:
+        """Seconds within which every attempt ends, answered or with ProviderUnavailable;
+        None when the provider sets no bound of its own (only the caller's deadline)."""
+        ...
+
+    @property
     def batch_limit(self) -> int:
         """Messages one request may carry; 1 = no batch endpoint (one message per request)."""
         ...

@@ -41,11 +41,12 @@ class TemplateEmailRequest:
 
 @dataclass(frozen=True, slots=True)
 class SendPlan:
-    """What one request will send: one email per message, in order. ``request`` is the
-    request in canonical form, what an Idempotency-Key is held to."""
+    """What one request will send: one email per message, in order. ``canonical`` gives
+    the request in canonical form, what an Idempotency-Key is held to (made only for a
+    request that has one)."""
 
     operation: str
-    request: dict[str, Any]
+    canonical: Callable[[], dict[str, Any]]
     emails: tuple[OutgoingEmail, ...]
     template_id: str | None = None
 
@@ -74,7 +75,7 @@ class Addressing:
         self._policy.check(sender)
         return SendPlan(
             operation="send",
-            request={
+            canonical=lambda: {
                 "to": [m.formatted() for m in to],
                 "subject": subject,
                 "from": sender.formatted(),

@@ -75,17 +75,23 @@ class Delivery:
     async def deliver(self, pairs: Sequence[tuple[OutgoingEmail, Message]]) -> list[Outcome]:
         """Deliver each email as its message, concurrently, within one deadline."""
         deadline = self._timer.monotonic() + self._settings.retry.deadline
-        if len(pairs) == 1:  # a plain send: no task and no gather around one call
-            [(email, message)] = pairs
-            return [await self._one(email, message, deadline)]
         return list(
-            await asyncio.gather(*(self._one(email, message, deadline) for email, message in pairs))
+            await asyncio.gather(
+                *(self.deliver_one(email, message, deadline) for email, message in pairs)
+            )
         )
 
-    async def _one(self, email: OutgoingEmail, message: Message, deadline: float) -> Outcome:
+    async def deliver_one(
+        self, email: OutgoingEmail, message: Message, deadline: float | None = None
+    ) -> Outcome:
+        """Deliver ``email`` as ``message`` by ``deadline`` (by the timer; by default, the
+        retry policy's deadline from now). A plain send: no task and no gather."""
+        if deadline is None:
+            deadline = self._timer.monotonic() + self._settings.retry.deadline
         if self._slots is None:
             self._slots = asyncio.Semaphore(self._settings.concurrency)
-        timer, policy = self._timer, self._settings.retry
+        timer, policy, provider = self._timer, self._settings.retry, self._provider
+        bound = provider.attempt_timeout
         attempts = message.attempts
         error: DeliveryError
         retry_after: float | None = None
@@ -97,8 +103,14 @@ class Delivery:
                 break
             attempts += 1
             try:
-                async with self._slots, asyncio.timeout(remaining):
-                    provider_id = await self._provider.send(email, message_id=message.message_id)
+                async with self._slots:
+                    remaining = deadline - timer.monotonic()
+                    if bound is not None and bound < remaining:
+                        # The provider ends the attempt first: no second timer for it.
+                        provider_id = await provider.send(email, message_id=message.message_id)
+                    else:
+                        async with asyncio.timeout(remaining):
+                            provider_id = await provider.send(email, message_id=message.message_id)
             except TimeoutError:
                 error = ProviderUnavailable("no answer before the delivery deadline")
                 break

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from leadmail.services.addressing import Addressing, PlainEmailRequest, checked_key
 from leadmail.services.outbox import Outbox
 from leadmail.services.results import SendResult
@@ -12,12 +14,14 @@ class SendEmail:
         self._addressing = addressing
         self._outbox = outbox
 
-    async def __call__(
+    def __call__(
         self, account_id: str, request: PlainEmailRequest, idempotency_key: str | None = None
-    ) -> SendResult:
-        """One message to every recipient of ``to``. Raises ValidationFailed,
-        SenderNotAllowed, an idempotency conflict, or DeliveryFailed (with every message's
-        outcome) when the provider did not accept it."""
+    ) -> Awaitable[SendResult]:
+        """One message to every recipient of ``to``. Raises ValidationFailed or
+        SenderNotAllowed at once; what it returns raises an idempotency conflict, or
+        DeliveryFailed (with every message's outcome) when the provider did not accept it.
+        (Not a coroutine of its own: the outbox's is awaited directly, one frame less for
+        each of a send's resumptions.)"""
         key = checked_key(idempotency_key)
         plan = self._addressing.plan_plain(request)
-        return (await self._outbox.send(account_id, plan, key)).checked()
+        return self._outbox.send(account_id, plan, key)

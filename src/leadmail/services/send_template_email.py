@@ -32,7 +32,7 @@ class SendTemplateEmail:
         subject = check_subject(rendered.subject)
         plan = SendPlan(
             operation="template",
-            request={
+            canonical=lambda: {
                 "to": [m.formatted() for m in to],
                 "template_id": template.template_id,
                 "variables": {name: request.variables[name] for name in template.variables},
@@ -44,4 +44,4 @@ class SendTemplateEmail:
             ),
             template_id=template.template_id,
         )
-        return (await self._outbox.send(account_id, plan, key)).checked()
+        return await self._outbox.send(account_id, plan, key)

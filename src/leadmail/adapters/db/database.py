@@ -161,11 +161,13 @@ class Database:
             return pool.execute(statement.postgres, *args)
         return _translated(transaction.connection.execute(statement.postgres, *args))
 
-    async def execute_many(self, statement: Statement, rows: Sequence[Sequence[Any]]) -> None:
+    def execute_many(self, statement: Statement, rows: Sequence[Sequence[Any]]) -> Awaitable[Any]:
         """The statement once per row, all or none (one pipelined round on Postgres)."""
         if len(rows) == 1:  # one statement is all or none by itself, and one round trip
-            await self.execute(statement, *rows[0])
-            return
+            return self.execute(statement, *rows[0])
+        return self._execute_many(statement, rows)
+
+    async def _execute_many(self, statement: Statement, rows: Sequence[Sequence[Any]]) -> None:
         with translate_errors():
             pool = self._pool
             if pool is not None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import Iterator
 
 import asyncpg
 
@@ -58,16 +57,36 @@ def translate_errors() -> contextlib.AbstractContextManager[None]:
     return _TRANSLATE_ERRORS
 
 
-@contextlib.contextmanager
+class _Refused:
+    """refused()'s context manager: a plain class, as _TranslateErrors."""
+
+    __slots__ = ("_duplicate", "_message")
+
+    def __init__(self, message: str, duplicate: str) -> None:
+        self._message = message
+        self._duplicate = duplicate
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, _: type[BaseException] | None, error: BaseException | None, __: object
+    ) -> None:
+        if error is not None and isinstance(error, (asyncpg.PostgresError, sqlite3.Error)):
+            if self._duplicate and is_unique_violation(error):
+                raise PortError(self._duplicate) from error
+            raise PortError(self._message) from error
+
+
+_REFUSED = _Refused("The database refused the change", "")
+
+
 def refused(
     message: str = "The database refused the change", *, duplicate: str = ""
-) -> Iterator[None]:
+) -> contextlib.AbstractContextManager[None]:
     """What translate_errors lets through (a broken constraint, a value too long for its
     column) still leaves as a port error, never as the driver's. ``duplicate`` words a
     unique violation."""
-    try:
-        yield
-    except (asyncpg.PostgresError, sqlite3.Error) as e:
-        if duplicate and is_unique_violation(e):
-            raise PortError(duplicate) from e
-        raise PortError(message) from e
+    if not duplicate and message == _REFUSED._message:
+        return _REFUSED
+    return _Refused(message, duplicate)

@@ -38,6 +38,10 @@ class ConsoleEmailProvider(EmailProvider):
         return f"console-{message_id}"
 
     @property
+    def attempt_timeout(self) -> float | None:
+        return None
+
+    @property
     def batch_limit(self) -> int:
         return CONSOLE_MAX_BATCH
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -37,6 +38,11 @@ USER_AGENT = "leadmail"
 MAX_CONNECTIONS = 100  # services.delivery.DEFAULT_CONCURRENCY follows it
 REDACTED = "[redacted]"
 MAX_URLS = 64  # parsed URLs kept (one per path a dialect uses)
+T = TypeVar("T")
+
+
+def _as_is(response: httpx.Response) -> httpx.Response:
+    return response
 
 
 class HttpEmailProvider(EmailProvider):
@@ -95,6 +101,10 @@ class HttpEmailProvider(EmailProvider):
         return self._timeout
 
     @property
+    def attempt_timeout(self) -> float:
+        return self._timeout
+
+    @property
     def batch_limit(self) -> int:
         return self._dialect.max_batch
 
@@ -102,8 +112,10 @@ class HttpEmailProvider(EmailProvider):
     def keeps_idempotency(self) -> bool:
         return bool(self._dialect.idempotency_header)
 
-    async def send(self, email: OutgoingEmail, *, message_id: str) -> str | None:
-        return self._outcome(await self._attempt(self._dialect.build(email, message_id)))
+    def send(self, email: OutgoingEmail, *, message_id: str) -> Coroutine[Any, Any, str | None]:
+        # The attempt's coroutine itself, its answer read by _outcome: no frame of its own
+        # around it (one less for each of the attempt's resumptions).
+        return self._attempt(self._dialect.build(email, message_id), self._outcome)
 
     async def send_batch(self, items: Sequence[BatchItem], *, batch_key: str) -> list[ItemResult]:
         check_batch(items, self.batch_limit)
@@ -112,7 +124,7 @@ class HttpEmailProvider(EmailProvider):
             return [
                 ItemResult(item.message_id, await self.send(item.email, message_id=item.message_id))
             ]
-        response = await self._attempt(self._dialect.build_batch(items, batch_key))
+        response = await self._attempt(self._dialect.build_batch(items, batch_key), _as_is)
         status = response.status_code
         if not 200 <= status < 300:
             raise self._failure(response)
@@ -132,8 +144,11 @@ class HttpEmailProvider(EmailProvider):
             log.warning("email.provider_id_missing", provider=self.name, status=status)
         return results
 
-    async def _attempt(self, provider_request: ProviderRequest) -> httpx.Response:
-        """One request, its answer read whole; ProviderUnavailable when none came."""
+    async def _attempt(
+        self, provider_request: ProviderRequest, read: Callable[[httpx.Response], T]
+    ) -> T:
+        """One request, its answer read whole and handed to ``read``; ProviderUnavailable
+        when none came."""
         request = self._http_request(provider_request)
         try:
             async with asyncio.timeout(self._timeout):
@@ -159,7 +174,7 @@ class HttpEmailProvider(EmailProvider):
             raise ProviderUnavailable(
                 f"{self.name} could not be reached ({type(e).__name__}: {self._scrub(str(e))})"
             ) from e
-        return response
+        return read(response)
 
     async def close(self) -> None:
         for transport in self._connections.transports:

@@ -51,6 +51,10 @@ class RecordingEmailProvider(EmailProvider):
         return self._name
 
     @property
+    def attempt_timeout(self) -> float | None:
+        return None
+
+    @property
     def batch_limit(self) -> int:
         return self._batch_limit
 
