@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Coroutine
+from typing import Any
 
 from leadmail.services.addressing import Addressing, PlainEmailRequest, checked_key
 from leadmail.services.outbox import Outbox
@@ -16,7 +17,7 @@ class SendEmail:
 
     def __call__(
         self, account_id: str, request: PlainEmailRequest, idempotency_key: str | None = None
-    ) -> Awaitable[SendResult]:
+    ) -> Coroutine[Any, Any, SendResult]:
         """One message to every recipient of ``to``. Raises ValidationFailed or
         SenderNotAllowed at once; what it returns raises an idempotency conflict, or
         DeliveryFailed (with every message's outcome) when the provider did not accept it.
