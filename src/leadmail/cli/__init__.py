@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import json
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -16,6 +15,7 @@ import structlog
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.bootstrap import Adapters, create_app, ensure_demo_key, wire
 from leadmail.cli import campaigns, leads, worker
+from leadmail.collector import settle_collector
 from leadmail.config import ConfigError, Settings
 from leadmail.domain.errors import LeadmailError
 from leadmail.domain.keys import ApiKey
@@ -107,10 +107,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
             if created is not None:
                 _announce_demo_key(created.secret, host, port)
         log.info("serving", host=host, port=port, database=_database_kind(settings))
-        # Everything made at start-up lives as long as the process: move it out of the
-        # collector's sight, so full collections under load stay short (tail latency).
-        gc.collect()
-        gc.freeze()
+        settle_collector()
         yield
 
     app = create_app(settings, on_ready=on_ready, run_jobs=not args.no_worker)

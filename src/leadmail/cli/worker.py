@@ -15,6 +15,7 @@ import structlog
 from leadmail.adapters.limits.factory import warn_if_rate_per_process
 from leadmail.background import running_jobs
 from leadmail.bootstrap import Adapters, wire
+from leadmail.collector import settle_collector
 from leadmail.config import Settings
 
 log = structlog.get_logger("leadmail.cli")
@@ -57,6 +58,7 @@ async def _work(settings: Settings) -> None:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
         async with running_jobs(adapters.jobs, services, shared=True):
+            settle_collector()
             log.info("worker_started")
             await stop.wait()
             log.info("worker_stopping")
