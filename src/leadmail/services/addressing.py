@@ -21,6 +21,7 @@ from leadmail.domain.idempotency import check_key
 
 T = TypeVar("T")
 _NO_ONE: tuple[Mailbox, ...] = ()
+_NO_SENDER = Mailbox("")  # what a broken `from` stands as while the rest is checked
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +70,7 @@ class Addressing:
         to = _collect(errors, lambda: parse_recipients(request.to), _NO_ONE)
         subject = _collect(errors, lambda: check_subject(request.subject), "")
         html = _collect(errors, lambda: check_html(request.html), "")
-        sender = _collect(errors, lambda: self._sender_of(request.sender), Mailbox(""))
+        sender = _collect(errors, lambda: self._sender_of(request.sender), _NO_SENDER)
         if errors:
             raise ValidationFailed(errors)
         self._policy.check(sender)
@@ -90,7 +91,7 @@ class Addressing:
         """The recipients and the sender of a request, both checked."""
         errors: list[FieldError] = []
         boxes = _collect(errors, lambda: parse_recipients(to), _NO_ONE)
-        box = _collect(errors, lambda: self._sender_of(sender), Mailbox(""))
+        box = _collect(errors, lambda: self._sender_of(sender), _NO_SENDER)
         if errors:
             raise ValidationFailed(errors)
         self._policy.check(box)
