@@ -24,7 +24,7 @@ _NO_ONE: tuple[Mailbox, ...] = ()
 _NO_SENDER = Mailbox("")  # what a broken `from` stands as while the rest is checked
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made on every send (see leadmail/services/__init__.py)
 class PlainEmailRequest:
     to: str | Sequence[str]
     subject: str
@@ -32,7 +32,7 @@ class PlainEmailRequest:
     sender: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made on every send (see leadmail/services/__init__.py)
 class TemplateEmailRequest:
     to: str | Sequence[str]
     template_id: str
@@ -40,7 +40,7 @@ class TemplateEmailRequest:
     sender: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made on every send (see leadmail/services/__init__.py)
 class SendPlan:
     """What one request will send: one email per message, in order. ``canonical`` gives
     the request in canonical form, what an Idempotency-Key is held to (made only for a

@@ -48,7 +48,7 @@ class DeliverySettings:
     concurrency: int = DEFAULT_CONCURRENCY
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made on every send (see leadmail/services/__init__.py)
 class Outcome:
     message: Message  # as it stands after this delivery
     error: DeliveryError | None  # why it failed, if it did

@@ -9,7 +9,7 @@ from leadmail.domain.email import Message
 from leadmail.domain.errors import LeadmailError
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made on every send (see leadmail/services/__init__.py)
 class SendResult:
     """Every message the request made, in recipient order. ``errors`` holds, for each
     message that failed this time, why."""

@@ -20,7 +20,7 @@ MAX_PROVIDER_TEXT = 500
 JsonObject = dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made on every send, as the services' records
 class ProviderRequest:
     """One HTTP request, less the base URL and the auth headers (HttpEmailProvider adds both).
 
