@@ -190,7 +190,7 @@ class Message:
         """``email``, about to be handed to ``provider``: recorded before it is."""
         return cls(
             message_id, account_id, email.sender.formatted(),
-            tuple(box.formatted() for box in email.to), email.subject, template_id,
+            tuple([box.formatted() for box in email.to]), email.subject, template_id,
             MessageStatus.PENDING, provider, None, 0, "", now, now,
         )  # fmt: skip
 
