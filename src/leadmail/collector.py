@@ -11,8 +11,8 @@ import gc
 # Net allocations of container objects between two young collections (Python's default:
 # 700). At 700, a send's objects (about 600) are mostly alive when one runs: each is
 # traversed, promoted, and traversed again by the older generations' collections. At
-# 20,000 most of them are gone before a collection comes: the collector's share of a
-# send falls by about half (bench/README.md, "Session 8"). Memory grows only by cyclic
+# 20,000 most of them are gone before a collection comes, and the collector's share of a
+# send all but disappears (bench/README.md, "Session 8"). Memory grows only by cyclic
 # garbage held a little longer.
 YOUNG_COLLECTION_AFTER = 20_000
 
