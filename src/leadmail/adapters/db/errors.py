@@ -57,6 +57,9 @@ def translate_errors() -> contextlib.AbstractContextManager[None]:
     return _TRANSLATE_ERRORS
 
 
+REFUSED = "The database refused the change"
+
+
 class _Refused:
     """refused()'s context manager: a plain class, as _TranslateErrors."""
 
@@ -78,15 +81,15 @@ class _Refused:
             raise PortError(self._message) from error
 
 
-_REFUSED = _Refused("The database refused the change", "")
+_REFUSED = _Refused(REFUSED, "")  # the usual words: one instance for every use
 
 
 def refused(
-    message: str = "The database refused the change", *, duplicate: str = ""
+    message: str = REFUSED, *, duplicate: str = ""
 ) -> contextlib.AbstractContextManager[None]:
     """What translate_errors lets through (a broken constraint, a value too long for its
     column) still leaves as a port error, never as the driver's. ``duplicate`` words a
     unique violation."""
-    if not duplicate and message == _REFUSED._message:
+    if not duplicate and message == REFUSED:
         return _REFUSED
     return _Refused(message, duplicate)
