@@ -197,3 +197,12 @@ async def test_a_file_exported_and_imported_into_another_account_gives_the_same_
     theirs = sorted(map(comparable, await api.all_leads(headers)), key=lambda x: x["email"])
     assert theirs == mine
     assert await api.client.get(LEADS, headers=headers)
+
+
+async def test_the_export_names_its_charset_once(api: Api) -> None:
+    await api.add_lead(name="Ada", email="ada@example.com")
+
+    exported = await api.client.get(EXPORT, headers=api.auth)
+
+    assert exported.status_code == 200
+    assert exported.headers["content-type"] == "text/csv; charset=utf-8"
