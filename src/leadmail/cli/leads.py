@@ -80,8 +80,7 @@ async def _import(settings: Settings, args: argparse.Namespace, path: Path) -> L
                 keys[0].account_id, options, _read(path), enqueue=False
             )
         except ValidationFailed as e:
-            shown = "; ".join(f"`{x.field}` {x.message}" for x in e.errors)
-            raise UsageError(f"{path.name}: cannot import: {shown}") from e
+            raise UsageError(f"{path.name}: cannot import: {e.described}") from e
         bar = _Bar()
         try:
             finished = await services.imports.run(started.import_id, bar.show)
