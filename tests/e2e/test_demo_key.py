@@ -1,15 +1,18 @@
-"""First start on the embedded default: an empty SQLite file gets a demo key, once."""
+"""First start on the embedded default: an empty SQLite file gets a demo key, once; a later
+start says how to make another, as a command that works when pasted."""
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.cli import cli_env, run_cli
+from tests.e2e.cli import CLI_TIMEOUT_S, cli_env, run_cli
 from tests.e2e.names import new_email
 from tests.e2e.server import LeadmailServer, running_server
 from tests.support.envelope import LEADS, ok_data
@@ -61,4 +64,20 @@ def test_first_start_prints_a_working_demo_key_once(tmp_path: Path) -> None:
         again = second.stdout()
         assert secret not in again
         assert "Bearer" not in again
-        assert again.strip() == "", f"`serve` wrote to stdout on a second start:\n{again}"
+    # Nothing but how to make a key, on stdout where the first start showed one.
+    said, command = [line.strip() for line in again.splitlines() if line.strip()]
+    assert said == "API keys are shown only once, when they are made. To make another:"
+    assert shlex.split(command)[1:] == ["keys", "create", "--account", "demo"], command
+    made = subprocess.run(
+        shlex.split(command),
+        env=cli_env(database_url),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.splitlines()[-1].startswith("lm_")
+    listing = run_cli(["keys", "list", "--json"], cli_env(database_url), tmp_path)
+    assert [json.loads(line)["account"] for line in listing.stdout.splitlines()] == ["demo"] * 2
