@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.cli import CLI_TIMEOUT_S, cli_env, run_cli
+from tests.e2e.cli import cli_env, run_cli, run_command_line
 from tests.e2e.names import new_email
 from tests.e2e.server import LeadmailServer, running_server
 from tests.support.envelope import LEADS, ok_data
@@ -68,16 +67,8 @@ def test_first_start_prints_a_working_demo_key_once(tmp_path: Path) -> None:
     said, command = [line.strip() for line in again.splitlines() if line.strip()]
     assert said == "API keys are shown only once, when they are made. To make another:"
     assert shlex.split(command)[1:] == ["keys", "create", "--account", "demo"], command
-    made = subprocess.run(
-        shlex.split(command),
-        env=cli_env(database_url),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=CLI_TIMEOUT_S,
-        check=False,
-    )
-    assert made.returncode == 0, made.stderr
+    made = run_command_line(command, cli_env(database_url), tmp_path)
+    assert made.returncode == 0, made.describe()
     assert made.stdout.splitlines()[-1].startswith("lm_")
     listing = run_cli(["keys", "list", "--json"], cli_env(database_url), tmp_path)
     assert [json.loads(line)["account"] for line in listing.stdout.splitlines()] == ["demo"] * 2
