@@ -6,28 +6,14 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import time
 from pathlib import Path
-
-import pytest
 
 from tests.e2e.cli import cli_env, run_cli, run_command_line
 from tests.e2e.names import new_email
-from tests.e2e.server import LeadmailServer, running_server
+from tests.e2e.server import running_server, wait_for_stdout
 from tests.support.envelope import LEADS, ok_data
 
 _BEARER = re.compile(r"Bearer ([^\s'\"]+)")
-
-
-def wait_for_stdout(server: LeadmailServer, needle: str, timeout: float = 5.0) -> str:
-    deadline = time.monotonic() + timeout
-    while needle not in (out := server.stdout()):
-        if time.monotonic() > deadline:
-            pytest.fail(
-                f"{needle!r} never appeared on stdout:\n{out}\n--- stderr ---\n{server.stderr()}"
-            )
-        time.sleep(0.05)
-    return out
 
 
 def test_first_start_prints_a_working_demo_key_once(tmp_path: Path) -> None:
