@@ -106,6 +106,22 @@ async def test_a_header_that_cannot_be_read_is_refused_naming_the_column(api: Ap
     assert await api.adapters.imports.unfinished() == []  # nothing stored
 
 
+async def test_a_header_refused_says_so_in_one_sentence(api: Api) -> None:
+    no_email = await api.client.post(
+        IMPORTS, content=b"name\nAda\n", headers={**api.auth, "Content-Type": "text/csv"}
+    )
+    no_file = await api.client.post(
+        IMPORTS, files={"other": ("x.csv", b"email\n", "text/csv")}, headers=api.auth
+    )
+
+    assert assert_error(no_email, 422, "VALIDATION_FAILED")["error"] == (
+        "Invalid request: `email` is missing from the header row: every file needs this column"
+    )
+    assert assert_error(no_file, 422, "VALIDATION_FAILED")["error"] == (
+        "Invalid request: `file` is missing from the multipart body"
+    )
+
+
 async def test_a_file_over_the_limit_is_413() -> None:
     settings = Settings(migrate_on_start=False, import_max_bytes=1_000)
     async with open_api(settings=settings) as api:
@@ -197,3 +213,12 @@ async def test_a_file_exported_and_imported_into_another_account_gives_the_same_
     theirs = sorted(map(comparable, await api.all_leads(headers)), key=lambda x: x["email"])
     assert theirs == mine
     assert await api.client.get(LEADS, headers=headers)
+
+
+async def test_the_export_names_its_charset_once(api: Api) -> None:
+    await api.add_lead(name="Ada", email="ada@example.com")
+
+    exported = await api.client.get(EXPORT, headers=api.auth)
+
+    assert exported.status_code == 200
+    assert exported.headers["content-type"] == "text/csv; charset=utf-8"

@@ -4,6 +4,7 @@ its own, alone or several at once."""
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -97,3 +98,23 @@ def run_cli_parallel(
 
 def run_cli(args: Sequence[str], env: Mapping[str, str], cwd: Path) -> CliResult:
     return run_cli_parallel([args], env, cwd)[0]
+
+
+def run_command_line(line: str, env: Mapping[str, str], cwd: Path) -> CliResult:
+    """A command line as the CLI suggested it, run as a user pasting it would (its own
+    program: ``leadmail`` on PATH, or the path it was started by)."""
+    args = shlex.split(line)
+    try:
+        done = subprocess.run(
+            args,
+            env=dict(env),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=CLI_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"`{line}` did not finish")
+    return CliResult(tuple(args[1:]), done.returncode, done.stdout, done.stderr)

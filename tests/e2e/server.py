@@ -97,6 +97,17 @@ class LeadmailServer:
         assert code in (0, -signal.SIGTERM), f"exit code {code}:\n{self.stderr()}"
 
 
+def wait_for_stdout(server: LeadmailServer, needle: str, timeout: float = 5.0) -> str:
+    deadline = time.monotonic() + timeout
+    while needle not in (out := server.stdout()):
+        if time.monotonic() > deadline:
+            pytest.fail(
+                f"{needle!r} never appeared on stdout:\n{out}\n--- stderr ---\n{server.stderr()}"
+            )
+        time.sleep(0.05)
+    return out
+
+
 def _wait_until_ready(server: LeadmailServer) -> None:
     deadline = time.monotonic() + READY_TIMEOUT_S
     url = f"{server.base_url}/schema/openapi.json"

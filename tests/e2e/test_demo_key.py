@@ -1,31 +1,19 @@
-"""First start on the embedded default: an empty SQLite file gets a demo key, once."""
+"""First start on the embedded default: an empty SQLite file gets a demo key, once; a later
+start says how to make another, as a command that works when pasted."""
 
 from __future__ import annotations
 
 import json
 import re
-import time
+import shlex
 from pathlib import Path
 
-import pytest
-
-from tests.e2e.cli import cli_env, run_cli
+from tests.e2e.cli import cli_env, run_cli, run_command_line
 from tests.e2e.names import new_email
-from tests.e2e.server import LeadmailServer, running_server
+from tests.e2e.server import running_server, wait_for_stdout
 from tests.support.envelope import LEADS, ok_data
 
 _BEARER = re.compile(r"Bearer ([^\s'\"]+)")
-
-
-def wait_for_stdout(server: LeadmailServer, needle: str, timeout: float = 5.0) -> str:
-    deadline = time.monotonic() + timeout
-    while needle not in (out := server.stdout()):
-        if time.monotonic() > deadline:
-            pytest.fail(
-                f"{needle!r} never appeared on stdout:\n{out}\n--- stderr ---\n{server.stderr()}"
-            )
-        time.sleep(0.05)
-    return out
 
 
 def test_first_start_prints_a_working_demo_key_once(tmp_path: Path) -> None:
@@ -61,4 +49,12 @@ def test_first_start_prints_a_working_demo_key_once(tmp_path: Path) -> None:
         again = second.stdout()
         assert secret not in again
         assert "Bearer" not in again
-        assert again.strip() == "", f"`serve` wrote to stdout on a second start:\n{again}"
+    # Nothing but how to make a key, on stdout where the first start showed one.
+    said, command = [line.strip() for line in again.splitlines() if line.strip()]
+    assert said == "API keys are shown only once, when they are made. To make another:"
+    assert shlex.split(command)[1:] == ["keys", "create", "--account", "demo"], command
+    made = run_command_line(command, cli_env(database_url), tmp_path)
+    assert made.returncode == 0, made.describe()
+    assert made.stdout.splitlines()[-1].startswith("lm_")
+    listing = run_cli(["keys", "list", "--json"], cli_env(database_url), tmp_path)
+    assert [json.loads(line)["account"] for line in listing.stdout.splitlines()] == ["demo"] * 2

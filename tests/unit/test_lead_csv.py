@@ -111,8 +111,11 @@ def test_a_header_that_makes_no_key_is_named_as_written() -> None:
 
     named = {e.field: e.message for e in raised.value.errors}
     assert set(named) == {"Favourite Colour!", "Name "}
-    assert named["Favourite Colour!"].startswith("column 2: as a custom field key")
-    assert "the same column as 'name'" in named["Name "]
+    assert named["Favourite Colour!"] == (
+        "(column 2) cannot be a custom field: 'favourite_colour!' is not a field name:"
+        " a lower-case letter, then up to 63 of a-z 0-9 _"
+    )
+    assert named["Name "] == "(column 4) is the same column as 'name'"
 
 
 def test_a_column_without_a_header_is_not_read() -> None:
@@ -126,6 +129,10 @@ def test_no_email_column_is_refused() -> None:
         Columns.parse(["name", "city"])
 
     assert [e.field for e in raised.value.errors] == ["email"]
+    # One sentence, the field's name its subject, as the API's `error` and the CLI say it.
+    assert raised.value.described == (
+        "`email` is missing from the header row: every file needs this column"
+    )
 
 
 def test_a_bad_row_names_its_cells_by_column() -> None:

@@ -13,8 +13,9 @@ from typing import TypeVar
 import structlog
 
 from leadmail.adapters.http.timestamps import to_iso
-from leadmail.bootstrap import Adapters, create_app, ensure_demo_key, wire
+from leadmail.bootstrap import DEMO_ACCOUNT, Adapters, create_app, ensure_demo_key, wire
 from leadmail.cli import campaigns, leads, worker
+from leadmail.cli.hints import command_line
 from leadmail.collector import settle_collector
 from leadmail.config import ConfigError, Settings
 from leadmail.domain.errors import LeadmailError
@@ -106,6 +107,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
             created = await ensure_demo_key(services)
             if created is not None:
                 _announce_demo_key(created.secret, host, port)
+            else:
+                _say_how_to_make_a_key(await services.keys.list())
         log.info("serving", host=host, port=port, database=_database_kind(settings))
         settle_collector()
         yield
@@ -136,6 +139,17 @@ def _announce_demo_key(secret: str, host: str, port: int) -> None:
         f"    -H 'Authorization: Bearer {secret}' \\\n"
         "    -H 'Content-Type: application/json' \\\n"
         """    -d '{"name": "Ada Lovelace", "email": "ada@example.com", "source": "website"}'\n""",
+        flush=True,
+    )
+
+
+def _say_how_to_make_a_key(keys: Sequence[ApiKey]) -> None:
+    """On a later start the demo key is not shown again (only its digest is kept)."""
+    accounts = sorted({key.account_name for key in keys})
+    account = DEMO_ACCOUNT if DEMO_ACCOUNT in accounts or not accounts else accounts[0]
+    print(
+        "\nAPI keys are shown only once, when they are made. To make another:\n\n"
+        f"  {command_line('keys', 'create', '--account', account)}\n",
         flush=True,
     )
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Never
+import time
+from collections.abc import Callable, MutableMapping
+from typing import TYPE_CHECKING, Any, Never
 
 from tqdm import tqdm
 
@@ -51,11 +53,18 @@ async def _status(settings: Settings, campaign_id: str, *, follow: bool) -> Camp
         view = await campaigns.find(campaign_id)
         if not follow:
             return view
-        bar: tqdm[Never] = tqdm(
-            total=view.counts.total, unit=" sent", file=sys.stderr, dynamic_ncols=True
+        watched = WatchedRate(view)
+        bar = _Bar(
+            watched.per_second(view),
+            total=view.counts.total,
+            initial=view.counts.sent,  # what was sent before is no progress made now
+            unit=" sent",
+            file=sys.stderr,
+            dynamic_ncols=True,
         )
         try:
             while True:
+                bar.rate = watched.per_second(view)
                 bar.update(view.counts.sent - bar.n)
                 bar.set_postfix_str(_postfix(view), refresh=True)
                 if view.campaign.status.finished:
@@ -64,6 +73,43 @@ async def _status(settings: Settings, campaign_id: str, *, follow: bool) -> Camp
                 view = await campaigns.find(campaign_id)
         finally:
             bar.close()
+
+
+class WatchedRate:
+    """Recipients sent per second while the campaign is watched; until one is, the
+    campaign's own ``rate_per_minute`` (None when that is 0 too: no rate to show)."""
+
+    def __init__(self, first: CampaignView, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._since = clock()
+        self._sent = first.counts.sent
+
+    def per_second(self, view: CampaignView) -> float | None:
+        moved = view.counts.sent - self._sent
+        seconds = self._clock() - self._since
+        if moved > 0 and seconds > 0:
+            return moved / seconds
+        return view.rate_per_minute / 60 if view.rate_per_minute > 0 else None
+
+
+if TYPE_CHECKING:
+    _Tqdm = tqdm[Never]
+else:
+    _Tqdm = tqdm  # generic in its stubs only
+
+
+class _Bar(_Tqdm):
+    """tqdm showing the rate it is given (and the time left at it), not its own guess."""
+
+    def __init__(self, rate: float | None, **options: Any) -> None:
+        self.rate = rate  # before tqdm's first display, in its constructor
+        super().__init__(**options)
+
+    @property
+    def format_dict(self) -> MutableMapping[str, Any]:
+        shown = super().format_dict
+        shown["rate"] = self.rate
+        return shown
 
 
 def _postfix(view: CampaignView) -> str:

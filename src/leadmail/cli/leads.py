@@ -1,5 +1,6 @@
 """``leadmail leads import``: a CSV file imported into an account from the command line,
-by the same service the API runs, in this process, with a progress bar."""
+by the same service the API runs, in this process, with a progress bar; ``leadmail leads
+import-errors``: every row an import did not take."""
 
 from __future__ import annotations
 
@@ -13,14 +14,17 @@ from typing import Never
 from tqdm import tqdm
 
 from leadmail.bootstrap import Adapters, wire
+from leadmail.cli.hints import command_line
 from leadmail.config import Settings
 from leadmail.domain.errors import ValidationFailed
-from leadmail.domain.lead_imports import ImportMode, ImportStatus, LeadImport
+from leadmail.domain.lead_imports import ImportMode, ImportStatus, LeadImport, RowError
 from leadmail.domain.tags import tag_list
 from leadmail.services.lead_imports import ImportOptions
+from leadmail.services.registry import Services
 
 READ_BYTES = 1 << 20
 SHOWN_ERRORS = 10  # failed rows printed after the summary
+ERRORS_PAGE = 100  # failed rows read at a time by `import-errors`
 
 # Exit codes: 0 the import is done (rows it could not take are listed), 1 it failed,
 # 2 it could not start (no such file or account, a bad header, bad options).
@@ -45,6 +49,14 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     command.add_argument("--mode", choices=[m.value for m in ImportMode], default="upsert")
     command.add_argument("--tags", default="", help="comma-separated tags for every lead")
     command.set_defaults(run=run_import)
+    errors = leads.add_parser(
+        "import-errors",
+        help="every row an import did not take (failed or skipped), and why",
+        description="Exit codes: 0 listed, 1 no such import in the account, 2 no such account.",
+    )
+    errors.add_argument("import_id")
+    errors.add_argument("--account", required=True, help="the account's name")
+    errors.set_defaults(run=run_import_errors)
 
 
 INTERRUPTED = "interrupted at the command line; the rows counted were written"
@@ -71,17 +83,12 @@ async def _import(settings: Settings, args: argparse.Namespace, path: Path) -> L
     adapters = Adapters.from_settings(settings)
     async with adapters.opened(apply_migrations=settings.migrate_on_start):
         services = wire(adapters, settings)
-        keys = await services.keys.list(args.account)
-        if not keys:
-            raise UsageError(f"no account named {args.account!r}")
+        account_id = await _account_id(services, args.account)
         options = ImportOptions(ImportMode(args.mode), tags)
         try:
-            started = await services.imports.start(
-                keys[0].account_id, options, _read(path), enqueue=False
-            )
+            started = await services.imports.start(account_id, options, _read(path), enqueue=False)
         except ValidationFailed as e:
-            shown = "; ".join(f"`{x.field}` {x.message}" for x in e.errors)
-            raise UsageError(f"{path.name}: cannot import: {shown}") from e
+            raise UsageError(f"{path.name}: cannot import: {e.described}") from e
         bar = _Bar()
         try:
             finished = await services.imports.run(started.import_id, bar.show)
@@ -91,13 +98,57 @@ async def _import(settings: Settings, args: argparse.Namespace, path: Path) -> L
         finally:
             bar.close()
         if finished is None:  # taken over by a server's worker; it carries on there
-            finished = await services.imports.get(keys[0].account_id, started.import_id)
+            finished = await services.imports.get(account_id, started.import_id)
         errors, _ = await services.imports.errors(
             finished.account_id, finished.import_id, 0, SHOWN_ERRORS
         )
         for error in errors:
-            print(f"row {error.row}: {error.field}: {error.message}", file=sys.stderr)
+            print(_row_line(error), file=sys.stderr)
+        more = finished.failed + finished.skipped - len(errors)
+        if more > 0:
+            every = command_line(
+                "leads", "import-errors", finished.import_id, "--account", args.account
+            )
+            print(f"... and {more} more rows not imported; all of them: {every}", file=sys.stderr)
         return finished
+
+
+async def _account_id(services: Services, account: str) -> str:
+    keys = await services.keys.list(account)
+    if not keys:
+        make = command_line("keys", "create", "--account", account)
+        raise UsageError(
+            f"no account named {account!r}. An account is made with its first key: {make}"
+        )
+    return keys[0].account_id
+
+
+def _row_line(error: RowError) -> str:
+    return f"row {error.row}: {error.field}: {error.message}"
+
+
+def run_import_errors(settings: Settings, args: argparse.Namespace) -> int:
+    try:
+        asyncio.run(_import_errors(settings, args))
+    except UsageError as e:
+        print(f"leadmail: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+async def _import_errors(settings: Settings, args: argparse.Namespace) -> None:
+    """Every error row of the import, by row, on stdout (a page read at a time)."""
+    adapters = Adapters.from_settings(settings)
+    async with adapters.opened(apply_migrations=settings.migrate_on_start):
+        services = wire(adapters, settings)
+        account_id = await _account_id(services, args.account)
+        after: int | None = 0
+        while after is not None:
+            rows, after = await services.imports.errors(
+                account_id, args.import_id, after, ERRORS_PAGE
+            )
+            for error in rows:
+                print(_row_line(error))
 
 
 async def _read(path: Path) -> AsyncIterator[bytes]:

@@ -27,8 +27,15 @@ class DomainError(LeadmailError):
 
 @dataclass(frozen=True, slots=True)
 class FieldError:
+    """What is wrong with one field. ``message`` reads after the field's name, as the
+    rest of a sentence: ``email`` "is not a valid email address: ...", ``body`` "is
+    empty: ...", so that ``str()`` of it is one sentence wherever it is shown."""
+
     field: str
     message: str
+
+    def __str__(self) -> str:
+        return f"`{self.field}` {self.message}"
 
 
 class ValidationFailed(DomainError):
@@ -40,8 +47,12 @@ class ValidationFailed(DomainError):
         if not errors:
             raise ValueError("ValidationFailed needs at least one FieldError")
         self.errors = tuple(errors)
-        text = "; ".join(f"`{e.field}` {e.message}" for e in errors)
-        super().__init__(f"Invalid request: {text}")
+        super().__init__(f"Invalid request: {self.described}")
+
+    @property
+    def described(self) -> str:
+        """Every broken field, one sentence each, joined by `; `."""
+        return "; ".join(map(str, self.errors))
 
     @classmethod
     def one(cls, field: str, message: str) -> ValidationFailed:

@@ -26,6 +26,7 @@ from leadmail.domain.leads import Lead, LeadFields
 LEAD_COLUMNS = ("email", "name", "source", "note", "phone", "tags")
 TAG_SEPARATORS = re.compile(r"[;|]")
 EXPORT_TAG_SEPARATOR = ";"
+NO_EMAIL_COLUMN = "is missing from the header row: every file needs this column"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,19 +57,20 @@ class Columns:
                 if problem is not None:
                     errors.append(
                         FieldError(
-                            written, f"column {index + 1}: as a custom field key {key!r} {problem}"
+                            written,
+                            f"(column {index + 1}) cannot be a custom field: {key!r} {problem}",
                         )
                     )
                     continue
             if key in seen:
                 errors.append(
-                    FieldError(written, f"column {index + 1}: the same column as {seen[key]!r}")
+                    FieldError(written, f"(column {index + 1}) is the same column as {seen[key]!r}")
                 )
                 continue
             seen[key] = written
             (own if key in LEAD_COLUMNS else custom).append((key, index))
         if "email" not in seen:
-            errors.append(FieldError("email", "the header row has no `email` column"))
+            errors.append(FieldError("email", NO_EMAIL_COLUMN))
         if errors:
             raise ValidationFailed(errors)
         return cls(len(header), tuple(own), tuple(custom))

@@ -52,14 +52,14 @@ async def header_bytes(stream: AsyncIterable[bytes]) -> bytes:
         if end is not None:
             break
         if len(head) > MAX_HEADER_BYTES:
-            raise ValidationFailed.one("body", "the header row is longer than 1 MiB")
+            raise ValidationFailed.one("body", "has a header row longer than 1 MiB")
         try:
             head += await anext(iterator)
         except StopAsyncIteration:
             end = len(head)
             break
     if not head.strip():
-        raise ValidationFailed.one("body", "the file is empty: it needs a header row")
+        raise ValidationFailed.one("body", "is empty: the file needs a header row")
     try:
         text = bytes(head[:end]).decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -67,7 +67,7 @@ async def header_bytes(stream: AsyncIterable[bytes]) -> bytes:
     try:
         header = next(csv.reader([text], delimiter=sniff_delimiter(text), strict=False), [])
     except csv.Error as e:
-        raise ValidationFailed.one("body", f"the header row is not CSV: {e}") from e
+        raise ValidationFailed.one("body", f"has a header row that is not CSV: {e}") from e
     Columns.parse(header)
     return bytes(head)
 

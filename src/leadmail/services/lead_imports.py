@@ -227,5 +227,5 @@ class LeadImportService:
                 if row % YIELD_EVERY == 0:
                     await asyncio.sleep(0)  # let requests in
         if columns is None:
-            raise ValidationFailed.one("email", "the file has no header row")
+            raise ValidationFailed.one("body", "has no header row")
         return columns, found

@@ -23,7 +23,8 @@ from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import ImportOptions, LeadImportService
 
 AuthedRequest = Request[Principal, Any, Any]
-CSV = "text/csv; charset=utf-8"
+# Litestar adds "; charset=utf-8" (the response's encoding) to a text/* type itself.
+CSV = "text/csv"
 IMPORT_TEXT = (
     "The file is the body (`Content-Type: text/csv`) or the `file` part of a"
     " `multipart/form-data` body; UTF-8 (a byte order mark is fine), CRLF or LF, `,` or `;`"

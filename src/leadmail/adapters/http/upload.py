@@ -31,7 +31,7 @@ def file_of(request: Request[Any, Any, Any], limit: int) -> AsyncIterator[bytes]
         return body
     found = _BOUNDARY.search(content_type)
     if found is None:
-        raise ValidationFailed.one("body", "a multipart body needs a boundary")
+        raise ValidationFailed.one("body", "is multipart but names no boundary")
     return multipart_file(body, found.group(1).encode("latin-1"))
 
 
@@ -74,7 +74,7 @@ async def multipart_file(
                 if end < 0:
                     if len(buffer) > MAX_PART_HEADERS:
                         raise ValidationFailed.one(
-                            "body", "a multipart part's headers are too long"
+                            "body", "has a multipart part whose headers are too long"
                         )
                     break
                 headers = bytes(buffer[:end])
@@ -95,5 +95,5 @@ async def multipart_file(
             if state == "end":
                 break
     if state == "file":
-        raise ValidationFailed.one("body", "the multipart body ends inside the `file` part")
-    raise ValidationFailed.one(name, "the multipart body has no `file` part")
+        raise ValidationFailed.one("body", "ends inside its `file` part")
+    raise ValidationFailed.one(name, "is missing from the multipart body")
