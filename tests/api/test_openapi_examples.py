@@ -152,8 +152,9 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
     }
     # The import's example file holds the lead above: imported once it is deleted.
     imports = spec["paths"][IMPORTS]["post"]["requestBody"]["content"]
+    file = imports["multipart/form-data"]["example"]["file"]
     imported = await call(
-        api, "POST", IMPORTS, 202, content=imports["text/csv"]["example"].encode()
+        api, "POST", IMPORTS, 202, files={"file": ("leads.csv", file.encode(), "text/csv")}
     )
     import_id = imported["data"]["id"]
     await api.finished_import(import_id)

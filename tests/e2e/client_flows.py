@@ -15,12 +15,14 @@ or named otherwise, mypy --strict fails here. The modules are the operationIds i
 snake_case under their tag. The component names this relies on are the import below:
 LeadEnvelope, LeadPageEnvelope, DeletedLeadEnvelope, TemplateListEnvelope, MessageEnvelope,
 MessageListEnvelope (success); ErrorEnvelope (401, 404), ValidationErrorEnvelope (422),
-LeadExistsEnvelope (409 of addLead), RefusedEnvelope (422 of createCampaign: data only for
-VALIDATION_FAILED), CampaignEnvelope, CampaignPageEnvelope, RecipientPageEnvelope, NewCampaign,
-NewCampaignAudience, NewCampaignVariables (campaigns), SendRejectedEnvelope and
-TemplateSendRejectedEnvelope (502 of sendEmail and sendTemplateEmail), SendUnavailableEnvelope
-and TemplateSendUnavailableEnvelope (their 503); NewLead, LeadChanges, SendEmailRequest,
-SendTemplateEmailRequest, SendTemplateEmailRequestVariables (bodies). (The generator names a
+LeadExistsEnvelope (409 of addLead), ImportEnvelope and ImportLeadsBody (importLeads: the
+file as a multipart form's part, the generator's name for the body), RefusedEnvelope (422
+of createCampaign: data only for VALIDATION_FAILED), CampaignEnvelope, CampaignPageEnvelope,
+RecipientPageEnvelope, NewCampaign, NewCampaignAudience, NewCampaignVariables (campaigns),
+SendRejectedEnvelope and TemplateSendRejectedEnvelope (502 of sendEmail and
+sendTemplateEmail), SendUnavailableEnvelope and TemplateSendUnavailableEnvelope (their 503);
+NewLead, LeadChanges, SendEmailRequest, SendTemplateEmailRequest,
+SendTemplateEmailRequestVariables (bodies). (The generator names a
 model after its schema's ``title``; and a model must not be named like one of its own
 fields, as ``Messages`` with ``messages``: its generated ``from_dict`` then fails mypy.)
 
@@ -31,6 +33,7 @@ package it imports exists only once generated.
 from __future__ import annotations
 
 import sys
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
@@ -46,12 +49,23 @@ from leadmail_client.api.campaigns import (
     pause_campaign,
 )
 from leadmail_client.api.email import get_message, list_templates, send_email, send_template_email
-from leadmail_client.api.leads import add_lead, delete_lead, get_lead, list_leads, update_lead
+from leadmail_client.api.leads import (
+    add_lead,
+    delete_lead,
+    get_lead,
+    get_lead_import,
+    import_leads,
+    list_leads,
+    update_lead,
+)
 from leadmail_client.models import (
     CampaignEnvelope,
     CampaignPageEnvelope,
     DeletedLeadEnvelope,
     ErrorEnvelope,
+    ImportEnvelope,
+    ImportLeadsBody,
+    ImportOutStatus,
     LeadChanges,
     LeadEnvelope,
     LeadExistsEnvelope,
@@ -84,6 +98,7 @@ WELCOME = {
     "contact_email": "hello@acme.example",
 }
 UNKNOWN_KEY = "lm_" + "A" * 43  # well formed, never issued
+IMPORT_WAIT_S = 30.0
 
 R = TypeVar("R")
 M = TypeVar("M")
@@ -170,6 +185,35 @@ def lead_flows(api: AuthenticatedClient, stranger: AuthenticatedClient, tag: str
     refused = list_leads.sync_detailed(client=stranger)
     unauthorized = expect(refused, HTTPStatus.UNAUTHORIZED, ErrorEnvelope)
     assert unauthorized.code == "UNAUTHORIZED", unauthorized
+
+
+def import_flows(api: AuthenticatedClient, tag: str) -> None:
+    """A CSV file imported through the generated client (a multipart form's ``file``)."""
+    ada, grace = f"ada-import-{tag}@example.com", f"grace-import-{tag}@example.com"
+    file = f"email,name,city\r\n{ada},Ada Lovelace,Leeds\r\n{grace},Grace Hopper,York\r\n"
+    queued = import_leads.sync_detailed(client=api, body=ImportLeadsBody(file=file), tags=tag)
+    started = expect(queued, HTTPStatus.ACCEPTED, ImportEnvelope).data
+    import_id: str = started.id
+    assert import_id.startswith("imp_"), started
+
+    deadline = time.monotonic() + IMPORT_WAIT_S
+    while True:
+        read = get_lead_import.sync_detailed(import_id, client=api)
+        progress = expect(read, HTTPStatus.OK, ImportEnvelope).data
+        if progress.status in (ImportOutStatus.DONE, ImportOutStatus.FAILED):
+            break
+        assert time.monotonic() < deadline, progress
+        time.sleep(0.1)
+    counts: tuple[ImportOutStatus, int, int] = (progress.status, progress.created, progress.failed)
+    assert counts == (ImportOutStatus.DONE, 2, 0), progress
+
+    found = list_leads.sync_detailed(client=api, email=ada)
+    [lead] = expect(found, HTTPStatus.OK, LeadPageEnvelope).data.items
+    assert (lead.name, lead.tags, lead.fields["city"]) == ("Ada Lovelace", [tag], "Leeds"), lead
+
+    empty = import_leads.sync_detailed(client=api, body=ImportLeadsBody(file=""))
+    refused = expect(empty, HTTPStatus.UNPROCESSABLE_ENTITY, ValidationErrorEnvelope)
+    assert [e.field for e in refused.data.errors] == ["body"], refused
 
 
 def email_flows(api: AuthenticatedClient, tag: str) -> None:
@@ -309,6 +353,7 @@ def main(base_url: str, key: str, failing_url: str, failing_key: str) -> None:
 
     with client(base_url, key) as api, client(base_url, UNKNOWN_KEY) as stranger:
         lead_flows(api, stranger, tag)
+        import_flows(api, tag)
         email_flows(api, tag)
         campaign_flows(api, tag)
     with client(failing_url, failing_key) as failing:

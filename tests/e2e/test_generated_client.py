@@ -2,8 +2,9 @@
 
 The real ``leadmail serve`` (the session's SQLite server, provider ``console``) serves
 /schema/openapi.json; openapi-python-client generates ``leadmail_client`` from it into a
-temporary folder and must print no warning; tests/e2e/client_flows.py, which drives every
-flow through that client and reads every answer, errors included, as its typed model, must
+temporary folder, told nothing but the package's name, and must print no warning;
+tests/e2e/client_flows.py, which drives every flow through that client (a CSV file
+imported among them) and reads every answer, errors included, as its typed model, must
 pass ``mypy --strict`` against it and then run to the end. The 502 and 503 come from a
 second server that sends through the provider stand-in (tests/support/standin.py), told
 to refuse and then to be unavailable.
@@ -31,13 +32,9 @@ from tests.support.tools import require_executable, require_module
 
 PACKAGE = "leadmail_client"
 FLOWS = Path(__file__).with_name("client_flows.py")
-# An import's file is sent as text/csv, which the generator has no body type for: it is
-# told to treat it as a file (application/octet-stream), as its documentation says to.
-GENERATOR_CONFIG = (
-    f"package_name_override: {PACKAGE}\n"
-    "content_type_overrides:\n"
-    "  text/csv: application/octet-stream\n"
-)
+# Only the package's name: nothing that works around the document (no content type
+# overrides), so what a user generates is what is tested.
+GENERATOR_CONFIG = f"package_name_override: {PACKAGE}\n"
 # The generator's client.py is one fixed template, whatever the document: its __exit__ hands
 # `*args: object` on to httpx's typed __exit__, which mypy --strict refuses. Only that
 # module's own errors are not reported; the script and the modules made from the document

@@ -6,23 +6,22 @@ from __future__ import annotations
 
 import enum
 import math
-import re
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from leadmail.domain.errors import DomainError
+from leadmail.domain.ids import id_rule, new_id
 from leadmail.domain.segments import LeadFilter
 
 CAMPAIGN_ID_PREFIX = "cmp_"
-CAMPAIGN_ID = re.compile(r"^cmp_[A-Za-z0-9_-]{1,36}$")  # what new_campaign_id makes
+CAMPAIGN_ID = id_rule(CAMPAIGN_ID_PREFIX)
 RATE_WINDOW = timedelta(minutes=1)  # rate_per_minute: the sends of the last minute
 
 
 def new_campaign_id() -> str:
     """128 random bits, URL-safe: unique across accounts (the CLI finds a campaign by it)."""
-    return CAMPAIGN_ID_PREFIX + secrets.token_urlsafe(16)
+    return new_id(CAMPAIGN_ID_PREFIX)
 
 
 class CampaignStatus(enum.StrEnum):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,7 +10,10 @@ from enum import StrEnum
 
 from leadmail.domain.addresses import InvalidAddress, normalise_email
 from leadmail.domain.errors import DomainError, FieldError, ValidationFailed
+from leadmail.domain.ids import id_rule, new_id
 
+MESSAGE_ID_PREFIX = "msg_"
+MESSAGE_ID = id_rule(MESSAGE_ID_PREFIX)
 MAX_RECIPIENTS = 50
 MAX_SUBJECT = 998  # RFC 5322 line length limit
 MAX_DISPLAY_NAME = 200
@@ -155,7 +157,7 @@ class MessageStatus(StrEnum):
 
 
 def new_message_id() -> str:
-    return "msg_" + secrets.token_urlsafe(16)
+    return new_id(MESSAGE_ID_PREFIX)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,17 +4,18 @@ progress, the rows it could not take, and how an imported row meets a lead alrea
 from __future__ import annotations
 
 import enum
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from leadmail.domain.custom_fields import MAX_FIELDS, MAX_FIELDS_BYTES, encode_fields
 from leadmail.domain.errors import DomainError
+from leadmail.domain.ids import id_rule, new_id
 from leadmail.domain.leads import Lead
 from leadmail.domain.tags import MAX_TAGS, Tags, tags_of
 
 IMPORT_ID_PREFIX = "imp_"
+IMPORT_ID = id_rule(IMPORT_ID_PREFIX)
 MAX_IMPORT_BYTES = 50 * 1024 * 1024  # the default of LEADMAIL_IMPORT_MAX_BYTES
 BATCH_ROWS = 1_000  # rows written (and progress committed) together
 # The text columns a file may give; a column the file has not is left as it is on update.
@@ -22,7 +23,7 @@ TEXT_COLUMNS = ("name", "source", "note", "phone")
 
 
 def new_import_id() -> str:
-    return IMPORT_ID_PREFIX + secrets.token_urlsafe(16)
+    return new_id(IMPORT_ID_PREFIX)
 
 
 class ImportMode(enum.StrEnum):

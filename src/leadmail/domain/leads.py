@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
@@ -12,6 +11,7 @@ from typing import Any, TypeVar
 from leadmail.domain.addresses import InvalidAddress, email_key, normalise_email
 from leadmail.domain.custom_fields import CustomFields, check_patch, merge_fields, parse_fields
 from leadmail.domain.errors import FieldError, ValidationFailed
+from leadmail.domain.ids import id_rule, new_id
 from leadmail.domain.tags import Tags, tag_list
 
 MAX_NAME = 200
@@ -21,6 +21,7 @@ MAX_PHONE = 32
 PHONE_CHARACTERS = r"0-9 +()\-."  # a regular-expression class: digits, space, + - ( ) .
 PHONE_PATTERN = re.compile(f"[{PHONE_CHARACTERS}]+")
 LEAD_ID_PREFIX = "ld_"
+LEAD_ID = id_rule(LEAD_ID_PREFIX)
 T = TypeVar("T")
 
 # Fields the service owns: a client that sends them is told so, by name.
@@ -29,7 +30,7 @@ READ_ONLY_FIELDS = frozenset({"lead_id", "created_at", "updated_at", "account", 
 
 def new_lead_id() -> str:
     """An opaque, unguessable id: 128 random bits, URL-safe."""
-    return LEAD_ID_PREFIX + secrets.token_urlsafe(16)
+    return new_id(LEAD_ID_PREFIX)
 
 
 @dataclass(frozen=True, slots=True)

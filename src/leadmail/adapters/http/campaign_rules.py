@@ -10,7 +10,14 @@ from litestar.openapi.spec import Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
 from leadmail.adapters.http.campaign_schemas import CampaignIn
-from leadmail.adapters.http.rules import ADDRESS, LEAD_FIELDS, TAG, TEMPLATE_FIELDS, apply_rule
+from leadmail.adapters.http.rules import (
+    ADDRESS,
+    LEAD_FIELDS,
+    TAG,
+    TEMPLATE_FIELDS,
+    apply_rule,
+    state_sender,
+)
 from leadmail.domain.custom_fields import FIELD_KEY, MAX_FIELD_TEXT, MAX_FIELDS
 from leadmail.domain.segments import (
     EXACT_FILTERS,
@@ -94,7 +101,6 @@ def state_campaign_rules(components: dict[str, Any], *, sender_required: bool) -
     strings = {
         "name": LEAD_FIELDS["name"],
         "template_id": TEMPLATE_FIELDS["template_id"],
-        "from": ADDRESS,
         "reply_to": ADDRESS,
         "send_at": {"format": OpenAPIFormat.DATE_TIME.value},
     }
@@ -103,8 +109,4 @@ def state_campaign_rules(components: dict[str, Any], *, sender_required: bool) -
         for schema in (prop.one_of or [prop]) if isinstance(prop, Schema) else ():
             if isinstance(schema, Schema) and schema.type == OpenAPIType.STRING:
                 apply_rule(schema, rule)
-    if sender_required:
-        [sender] = [s for s in props["from"].one_of or () if isinstance(s, Schema)  # type: ignore[union-attr]
-                    and s.type == OpenAPIType.STRING]  # fmt: skip
-        props["from"] = sender
-        body.required = sorted({*(body.required or ()), "from"})
+    state_sender(body, sender_required=sender_required)

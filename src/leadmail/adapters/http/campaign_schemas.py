@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from leadmail.adapters.http.schemas import CampaignId, LeadId, MessageId, TemplateId
 from leadmail.adapters.http.timestamps import to_iso, to_iso_or_none
 from leadmail.domain.campaign_recipients import Recipient
 from leadmail.domain.campaigns import CampaignCounts
@@ -77,10 +78,10 @@ class CountsOut(msgspec.Struct):
 
 
 class CampaignOut(msgspec.Struct):
-    id: str
+    id: CampaignId
     name: str
     status: CampaignStatusOut
-    template_id: str
+    template_id: TemplateId
     audience: dict[str, AudienceValueOut]
     variables: dict[str, str]
     sender: str = msgspec.field(name="from")
@@ -129,10 +130,10 @@ class CampaignPageOut(msgspec.Struct):
 
 
 class RecipientOut(msgspec.Struct):
-    lead_id: str
+    lead_id: LeadId
     email: str
     status: RecipientStatusOut
-    message_id: str | None  # opens at GET /api/v1/email/messages/{id}
+    message_id: MessageId | None  # opens at GET /api/v1/email/messages/{id}
     error: str
 
     @classmethod

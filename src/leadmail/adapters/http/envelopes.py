@@ -4,7 +4,7 @@ each one and types its ``data``."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 import msgspec
 
@@ -14,12 +14,14 @@ from leadmail.adapters.http.schemas import (
     AllowedOut,
     CountOut,
     DeletedOut,
+    LeadId,
     LeadOut,
     LeadPageOut,
     MessageOut,
     MessagesOut,
     TemplateOut,
 )
+from leadmail.adapters.http.tracing import REQUEST_ID
 
 # Success: HTTP 200, ``success: true``, ``error: ""``.
 
@@ -79,11 +81,11 @@ class ValidationErrors(msgspec.Struct):
 
 
 class ExistingLead(msgspec.Struct):
-    lead_id: str
+    lead_id: LeadId
 
 
 class RequestId(msgspec.Struct):
-    request_id: str
+    request_id: Annotated[str, msgspec.Meta(pattern=REQUEST_ID.pattern)]
 
 
 class Failure(msgspec.Struct, omit_defaults=True):

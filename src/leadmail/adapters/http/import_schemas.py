@@ -7,6 +7,7 @@ from typing import Literal
 
 import msgspec
 
+from leadmail.adapters.http.schemas import ImportId
 from leadmail.adapters.http.timestamps import to_iso, to_iso_or_none
 from leadmail.domain.lead_imports import ImportStatus, LeadImport, RowError
 
@@ -14,7 +15,7 @@ ImportStatusOut = Literal["queued", "running", "done", "failed"]
 
 
 class ImportOut(msgspec.Struct):
-    id: str
+    id: ImportId
     status: ImportStatusOut
     mode: Literal["upsert", "create"]
     tags: list[str]

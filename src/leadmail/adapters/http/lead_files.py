@@ -26,14 +26,17 @@ AuthedRequest = Request[Principal, Any, Any]
 # Litestar adds "; charset=utf-8" (the response's encoding) to a text/* type itself.
 CSV = "text/csv"
 IMPORT_TEXT = (
-    "The file is the body (`Content-Type: text/csv`) or the `file` part of a"
-    " `multipart/form-data` body; UTF-8 (a byte order mark is fine), CRLF or LF, `,` or `;`"
-    " between fields. Columns by header, in any case: `email` (required), `name`, `source`,"
-    " `note`, `phone`, `tags` (separated by `;` or `|`); any other column is a custom field"
-    " whose key is the header lower-cased with spaces as `_` (values stay text; a blank"
-    " cell is no value). A header that cannot be read (no `email` column, a column that"
-    " makes no custom field key): 422 naming the column, nothing stored. Answers 202 at"
-    " once; the import runs in the background: follow it with getLeadImport."
+    "The file is the `file` part of a `multipart/form-data` body, or the body itself"
+    " (`Content-Type: text/csv` as curl sends it, or any type but multipart; not declared"
+    " below, where generated clients take the form); UTF-8 (a byte order mark is fine),"
+    " CRLF or LF, `,` or `;` between fields. Columns by header, in any case: `email`"
+    " (required), `name`, `source`, `note`, `phone`, `tags` (separated by `;` or `|`); any"
+    " other column is a custom field whose key is the header lower-cased with spaces as `_`"
+    " (values stay text; a blank cell is no value). An empty file, or a header that cannot"
+    " be read (no `email` column, a column that makes no custom field key, the same column"
+    " twice): 422 naming the column (or `body`), nothing stored. Answers 202 at once; the"
+    " rows are read in the background, each failing on its own (listLeadImportErrors):"
+    " follow the import with getLeadImport."
 )
 
 

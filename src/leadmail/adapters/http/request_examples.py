@@ -15,7 +15,7 @@ _WELCOME_VARIABLES = {
 }
 # An import's file (its body is CSV, not a wire class).
 IMPORT_CSV = (
-    "email,name,phone,tags,Course of interest,City\r\n"
+    "email,name,phone,tags,course_of_interest,city\r\n"
     "ada@example.com,Ada Lovelace,+44 20 7946 0958,evening;open-day,Data science,Leeds\r\n"
     'grace@example.com,"Hopper, Grace",,open-day,Statistics,York\r\n'
 )

@@ -68,6 +68,11 @@ ADDRESS = {
     "pattern": _not_special_use(),
 }
 
+# ``from`` left blank (empty, or only spaces) where a default sender is configured: that
+# sender (services/addressing.py).
+BLANK = {"pattern": f"^[{SPACE}]*$"}
+BLANK_SENDER_TEXT = "Blank (empty, or only spaces), as null or no `from`: the default sender"
+
 LEAD_FIELDS: dict[str, dict[str, Any]] = {
     "name": {"minLength": 1, **_trimmed_line(MAX_NAME, required=True)},
     "email": ADDRESS,
@@ -213,8 +218,20 @@ def state_rules(components: dict[str, Any], *, sender_required: bool) -> None:
                     apply_rule(branch.items, ADDRESS)
             elif isinstance(branch, Schema):
                 apply_rule(branch, ADDRESS)
-        [sender] = _strings(body.properties["from"])
-        apply_rule(sender, ADDRESS)
-        if sender_required:
-            body.properties["from"] = sender
-            body.required = sorted({*(body.required or ()), "from"})
+        state_sender(body, sender_required=sender_required)
+
+
+def state_sender(body: Schema, *, sender_required: bool) -> None:
+    """A body's ``from``: an address, required when no default sender is configured; else
+    an address, or blank or null for the default sender."""
+    assert body.properties is not None
+    sender = Schema(type=OpenAPIType.STRING)
+    apply_rule(sender, ADDRESS)
+    if sender_required:
+        body.properties["from"] = sender
+        body.required = sorted({*(body.required or ()), "from"})
+        return
+    blank = Schema(type=OpenAPIType.STRING, description=BLANK_SENDER_TEXT)
+    apply_rule(blank, BLANK)
+    # anyOf, not oneOf: where `format` is not asserted, "" would match both strings.
+    body.properties["from"] = Schema(any_of=[sender, blank, Schema(type=OpenAPIType.NULL)])

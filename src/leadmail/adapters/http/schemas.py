@@ -8,10 +8,19 @@ from typing import Annotated, Any
 import msgspec
 
 from leadmail.adapters.http.timestamps import to_iso
-from leadmail.domain.email import Message, MessageStatus
+from leadmail.domain.campaigns import CAMPAIGN_ID
+from leadmail.domain.email import MESSAGE_ID, Message, MessageStatus
+from leadmail.domain.lead_imports import IMPORT_ID
 from leadmail.domain.lead_listing import LeadPage
-from leadmail.domain.leads import Lead
-from leadmail.domain.templates import Template
+from leadmail.domain.leads import LEAD_ID, Lead
+from leadmail.domain.templates import TEMPLATE_ID, Template
+
+# The ids in answers, each with the domain's rule for its kind, stated in the document.
+LeadId = Annotated[str, msgspec.Meta(pattern=LEAD_ID.pattern)]
+MessageId = Annotated[str, msgspec.Meta(pattern=MESSAGE_ID.pattern)]
+ImportId = Annotated[str, msgspec.Meta(pattern=IMPORT_ID.pattern)]
+CampaignId = Annotated[str, msgspec.Meta(pattern=CAMPAIGN_ID.pattern)]
+TemplateId = Annotated[str, msgspec.Meta(pattern=TEMPLATE_ID.pattern)]
 
 # What a template needs lies in the catalog, not in this document: said in words.
 VARIABLES_RULE = (
@@ -58,7 +67,7 @@ class TagsIn(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class LeadOut(msgspec.Struct):
-    lead_id: str
+    lead_id: LeadId
     name: str
     email: str
     source: str
@@ -105,7 +114,7 @@ class AllowedOut(msgspec.Struct):
 
 
 class DeletedOut(msgspec.Struct):
-    lead_id: str
+    lead_id: LeadId
 
 
 def given_fields(data: msgspec.Struct) -> dict[str, Any]:
@@ -134,14 +143,14 @@ class SendTemplateIn(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class MessageOut(msgspec.Struct):
-    id: str
+    id: MessageId
     status: MessageStatus
     provider: str
     provider_message_id: str | None
     to: list[str]
     sender: str = msgspec.field(name="from")
     subject: str
-    template_id: str | None
+    template_id: TemplateId | None
     attempts: int
     last_error: str
     created_at: str
@@ -170,7 +179,7 @@ class MessagesOut(msgspec.Struct):
 
 
 class TemplateOut(msgspec.Struct):
-    id: str
+    id: TemplateId
     name: str
     subject: str
     body: str

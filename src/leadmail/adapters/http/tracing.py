@@ -27,7 +27,8 @@ from litestar.types import (
 from leadmail.logs import RequestLog, request_id_var
 
 REQUEST_ID_HEADER = b"x-request-id"
-_SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+# A request id a client may send (any other is replaced); new_request_id makes one too.
+REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 access_log = RequestLog("leadmail.access")
 
@@ -50,7 +51,7 @@ def _incoming_id(scope: Scope) -> str | None:
     for name, value in scope.get("headers", ()):
         if name == REQUEST_ID_HEADER:
             text = value.decode("latin-1")
-            return text if _SANE_ID.fullmatch(text) else None
+            return text if REQUEST_ID.fullmatch(text) else None
     return None
 
 

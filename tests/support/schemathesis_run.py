@@ -1,0 +1,263 @@
+"""schemathesis's engine over a whole OpenAPI document, every built-in check, one report.
+
+The engine behind ``st run``, called on a loaded schema (an ASGI app in process, or a
+running server by URL): one run for the whole document that gathers every distinct failure
+of every operation into one report, rather than one pytest item per operation that stops at
+its first failure. Used by tests/api/test_schemathesis.py (the app on memory adapters) and
+tests/e2e/test_schemathesis_postgres.py (``leadmail serve`` on Postgres).
+
+Bounded and repeatable, for CI: a fixed seed, Hypothesis derandomized and without its
+example database, no shrinking, at most MAX_EXAMPLES cases per operation and generation
+mode (positive and negative); stateful testing off.
+
+No hook changes the shape of a request: whatever the document calls valid goes as
+generated, and must be taken. Two rules are data, not shape, and a client meets them by
+reading data the service holds, so the harness does what a client does, for two operations
+only (map_case):
+
+- a template send (and a campaign) must give a value for each variable of the chosen
+  template, and which variables a template has is in the catalog (GET
+  /api/v1/email/templates), not in the document (which says so in words): the harness
+  fills in the chosen template's variables with plain values. Nothing else about the body
+  changes: a body the document calls invalid stays invalid (the document types
+  ``variables`` as any string-to-string object, so no generated violation is repaired),
+  and every other key of ``variables`` is left as generated. Without it, a missing
+  variable is a 422 to a request that names a real template: the data rule working;
+- a campaign's ``audience`` must match a lead of the account (422 AUDIENCE_EMPTY), which
+  no document can say of a generated filter (``created_after`` and ``created_before`` both
+  2000-01-01 match nothing). An audience the document calls valid is first read by the
+  domain's own parser (LeadFilter.from_json: it must take it, which is what the
+  positive-data check would have asked of the server; any it refuses is a failure of the
+  run), then replaced by ``{}`` (every lead: the account holds one, seeded before the
+  run), so the data rule does not decide the answer. An audience the document calls
+  invalid is left as it is: that case stays negative.
+
+Everything else, an import's file and every ``from`` among them, goes as generated: the
+document states those rules itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import jsonschema
+
+from leadmail.adapters.http.campaign_rules import audience_schema
+from leadmail.domain.errors import ValidationFailed
+from leadmail.domain.segments import LeadFilter
+
+SCHEMA_PATH = "/schema/openapi.json"
+SEED = 11
+MAX_EXAMPLES = 50
+# Checks that must have run at least once, so a change of configuration or of schemathesis
+# cannot make the test pass by checking nothing. (use_after_free and the other checks of
+# sequences of calls run too, but only fire after stateful steps.)
+CHECKS_THAT_MUST_RUN = frozenset(
+    {
+        "not_a_server_error",
+        "status_code_conformance",
+        "content_type_conformance",
+        "response_headers_conformance",
+        "response_schema_conformance",
+        "positive_data_acceptance",
+        "negative_data_rejection",
+        "missing_required_header",
+        "ignored_auth",
+        "unsupported_method",
+    }
+)
+SHOWN_PER_FAILURE = 3  # distinct answers shown for each failing check of an operation
+TEMPLATE_SEND = "POST /api/v1/email/template"
+CAMPAIGN = "POST /api/v1/campaigns"
+
+
+def schemathesis_config(secret: str) -> dict[str, Any]:
+    """The run's configuration, in the shape of a schemathesis.toml."""
+    return {
+        "seed": SEED,
+        # No "max-time": with one, schemathesis repeats fuzzing until the time is up.
+        "headers": {"Authorization": f"Bearer {secret}"},
+        "continue-on-failure": True,
+        "checks": {"enabled": True},  # every built-in check (max_response_time has no limit)
+        "phases": {"stateful": {"enabled": False}},
+        "generation": {
+            "mode": "all",
+            "max-examples": MAX_EXAMPLES,
+            "no-shrink": True,
+            "deterministic": True,
+            "database": "none",
+        },
+    }
+
+
+@dataclass
+class Failing:
+    """One check failing on one operation: how often, and the first few distinct answers."""
+
+    message: str
+    cases: int = 0
+    answers: dict[str, str] = field(default_factory=dict)  # answer -> a curl reproducing it
+
+
+@dataclass
+class Audiences:
+    """The valid audiences the harness read with the domain's parser, and those it refused."""
+
+    checked: int = 0
+    refused: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Run:
+    failing: dict[str, dict[str, Failing]] = field(default_factory=lambda: defaultdict(dict))
+    errors: list[str] = field(default_factory=list)
+    checks_run: set[str] = field(default_factory=set)
+    operations: set[str] = field(default_factory=set)
+    stop_reason: str = "not finished"
+    audiences: Audiences = field(default_factory=Audiences)
+
+    def report(self) -> list[str]:
+        """Every problem of the run, one paragraph per operation."""
+        problems = [f"schemathesis error: {error}" for error in self.errors]
+        if self.stop_reason != "completed":
+            problems.append(f"the run stopped early: {self.stop_reason}")
+        problems += [f"a valid audience refused: {a}" for a in self.audiences.refused[:5]]
+        if not self.audiences.checked:
+            problems.append("no valid campaign audience was generated to check")
+        if missing := sorted(CHECKS_THAT_MUST_RUN - self.checks_run):
+            problems.append(f"checks that never ran: {', '.join(missing)}")
+        if self.failing:
+            problems.append(
+                f"{len(self.failing)} of {len(self.operations)} operations fail "
+                f"(seed {SEED}, {MAX_EXAMPLES} examples per mode):"
+            )
+        for operation, checks in sorted(self.failing.items()):
+            problems.append(operation)
+            for check, failing in sorted(checks.items()):
+                problems.append(f"  {check}: {failing.message} ({failing.cases} cases)")
+                for answer, curl in failing.answers.items():
+                    problems.append(f"    -> {answer}\n       {curl}")
+        return problems
+
+
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def answer_of(recorder: Any, case_id: str) -> str:
+    """The status and the first 200 characters of the answer to one case."""
+    response = recorder.find_response(case_id=case_id)
+    if response is None:
+        return "no answer"
+    body = response.content.decode("utf-8", errors="replace")
+    return f"{response.status_code} {body[:200]}"
+
+
+# RFC 3339's date-time (section 5.6), for the format checker: jsonschema checks the format
+# only with a package this environment does not hold.
+RFC3339 = re.compile(
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
+)
+
+
+def is_date_time(value: object) -> bool:
+    if not isinstance(value, str) or not RFC3339.fullmatch(value):
+        return False
+    try:
+        datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+FORMATS = jsonschema.FormatChecker()
+FORMATS.checks("date-time")(is_date_time)
+# The document's own audience schema, to tell a valid audience from an invalid one.
+AUDIENCE = jsonschema.Draft202012Validator(audience_schema().to_schema(), format_checker=FORMATS)
+
+Catalog = dict[str, tuple[str, ...]]  # template id -> its variables
+
+
+def with_variables(body: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
+    """A body naming a template of the catalog, with a value for each of its variables."""
+    template, given = body.get("template_id"), body.get("variables", {})
+    if isinstance(template, str) and template in catalog and isinstance(given, dict):
+        filled = {name: f"value of {name}" for name in catalog[template]}
+        return {**body, "variables": {**given, **filled}}
+    return body
+
+
+def with_campaign_data(body: Any, catalog: Catalog, seen: Audiences) -> Any:
+    """A campaign's body with its template's variables given, and a valid audience checked
+    by the domain's parser, then made ``{}`` (see the module's docstring)."""
+    if not isinstance(body, dict):
+        return body
+    audience = body.get("audience", {})
+    if isinstance(audience, dict) and AUDIENCE.is_valid(audience):
+        seen.checked += 1
+        try:
+            LeadFilter.from_json(audience)
+        except ValidationFailed as e:
+            seen.refused.append(f"{audience!r}: {e.message}")
+        body = {**body, "audience": {}}
+    return with_variables(body, catalog)
+
+
+def fill_data(catalog: Catalog, run: Run) -> Callable[[Any, Any], Any]:
+    """The map_case hook (every phase runs it): a template send's and a campaign's data, as
+    a client reads it (see the module's docstring); every other request as generated."""
+
+    def map_case(context: Any, case: Any) -> Any:
+        label = context.operation.label if context.operation is not None else None
+        if label == CAMPAIGN:
+            case.body = with_campaign_data(case.body, catalog, run.audiences)
+        elif label == TEMPLATE_SEND and isinstance(case.body, dict):
+            case.body = with_variables(case.body, catalog)
+        return case
+
+    return map_case
+
+
+def run_schemathesis(load: Callable[[Any], Any], secret: str, catalog: Catalog) -> Run:
+    """Every phase but the stateful one over every operation of the schema ``load`` returns
+    (given the configuration); blocks (run it in a thread)."""
+    import schemathesis
+    from schemathesis.engine import events, from_schema
+
+    config = schemathesis.Config.from_dict(schemathesis_config(secret))
+    run = Run()
+    schema = load(config)
+    schema.hook("map_case")(fill_data(catalog, run))
+    for event in from_schema(schema).execute():
+        if isinstance(event, events.ScenarioFinished):
+            record_scenario(run, event.recorder)
+        elif isinstance(event, events.NonFatalError):
+            run.errors.append(f"{event.label}: {first_line(str(event.info))}")
+        elif isinstance(event, events.FatalError):
+            run.errors.append(f"fatal: {event.exception!r}")
+        elif isinstance(event, events.EngineFinished):
+            run.stop_reason = str(event.stop_reason)
+            run.errors += [f"after the run: {first_line(str(f))}" for f in event.failures]
+    return run
+
+
+def record_scenario(run: Run, recorder: Any) -> None:
+    run.operations.add(recorder.label)
+    for case_id, checks in recorder.checks.items():
+        for check in checks:
+            run.checks_run.add(check.name)
+            if check.failure_info is None:
+                continue
+            failure = check.failure_info.failure
+            failing = run.failing[recorder.label].setdefault(
+                check.name, Failing(f"{failure.title}: {first_line(failure.message)}")
+            )
+            failing.cases += 1
+            answer = answer_of(recorder, case_id)
+            if answer not in failing.answers and len(failing.answers) < SHOWN_PER_FAILURE:
+                failing.answers[answer] = first_line(check.failure_info.code_sample)
