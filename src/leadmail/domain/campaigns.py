@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import enum
 import math
-import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from leadmail.domain.errors import DomainError
+from leadmail.domain.ids import id_shape
 from leadmail.domain.segments import LeadFilter
 
 CAMPAIGN_ID_PREFIX = "cmp_"
-CAMPAIGN_ID = re.compile(r"^cmp_[A-Za-z0-9_-]{1,36}$")  # what new_campaign_id makes
+CAMPAIGN_ID = id_shape(CAMPAIGN_ID_PREFIX)  # what new_campaign_id makes
 RATE_WINDOW = timedelta(minutes=1)  # rate_per_minute: the sends of the last minute
 
 

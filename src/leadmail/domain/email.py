@@ -11,6 +11,7 @@ from enum import StrEnum
 
 from leadmail.domain.addresses import InvalidAddress, normalise_email
 from leadmail.domain.errors import DomainError, FieldError, ValidationFailed
+from leadmail.domain.ids import id_shape
 
 MAX_RECIPIENTS = 50
 MAX_SUBJECT = 998  # RFC 5322 line length limit
@@ -154,8 +155,12 @@ class MessageStatus(StrEnum):
     FAILED = "failed"
 
 
+MESSAGE_ID_PREFIX = "msg_"
+MESSAGE_ID = id_shape(MESSAGE_ID_PREFIX)  # what new_message_id makes
+
+
 def new_message_id() -> str:
-    return "msg_" + secrets.token_urlsafe(16)
+    return MESSAGE_ID_PREFIX + secrets.token_urlsafe(16)
 
 
 @dataclass(frozen=True, slots=True)

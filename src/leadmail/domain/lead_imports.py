@@ -11,10 +11,12 @@ from datetime import datetime
 
 from leadmail.domain.custom_fields import MAX_FIELDS, MAX_FIELDS_BYTES, encode_fields
 from leadmail.domain.errors import DomainError
+from leadmail.domain.ids import id_shape
 from leadmail.domain.leads import Lead
 from leadmail.domain.tags import MAX_TAGS, Tags, tags_of
 
 IMPORT_ID_PREFIX = "imp_"
+IMPORT_ID = id_shape(IMPORT_ID_PREFIX)  # what new_import_id makes
 MAX_IMPORT_BYTES = 50 * 1024 * 1024  # the default of LEADMAIL_IMPORT_MAX_BYTES
 BATCH_ROWS = 1_000  # rows written (and progress committed) together
 # The text columns a file may give; a column the file has not is left as it is on update.

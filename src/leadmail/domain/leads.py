@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from leadmail.domain.addresses import InvalidAddress, email_key, normalise_email
 from leadmail.domain.custom_fields import CustomFields, check_patch, merge_fields, parse_fields
 from leadmail.domain.errors import FieldError, ValidationFailed
+from leadmail.domain.ids import id_shape
 from leadmail.domain.tags import Tags, tag_list
 
 MAX_NAME = 200
@@ -21,6 +22,7 @@ MAX_PHONE = 32
 PHONE_CHARACTERS = r"0-9 +()\-."  # a regular-expression class: digits, space, + - ( ) .
 PHONE_PATTERN = re.compile(f"[{PHONE_CHARACTERS}]+")
 LEAD_ID_PREFIX = "ld_"
+LEAD_ID = id_shape(LEAD_ID_PREFIX)  # what new_lead_id makes
 T = TypeVar("T")
 
 # Fields the service owns: a client that sends them is told so, by name.
