@@ -112,9 +112,7 @@ class Columns:
         Without a ``name`` column, a lead is named by its email's local part."""
         given = {name: plain(values[i]) if i < len(values) else "" for name, i in self.own}
         cell_tags = [t for t in TAG_SEPARATORS.split(given.pop("tags", "")) if t.strip()]
-        fields = {
-            key: plain(values[i]) for key, i in self.custom if i < len(values) and values[i]
-        }
+        fields = {key: plain(values[i]) for key, i in self.custom if i < len(values) and values[i]}
         if "name" not in given:
             given["name"] = given["email"].strip().partition("@")[0] or given["email"]
         try:
