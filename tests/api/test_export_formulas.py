@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+from typing import Any
 
 from tests.api.support import Api, account_auth
 from tests.support.envelope import EXPORT, IMPORTS
@@ -58,7 +59,7 @@ async def test_formula_cells_are_exported_with_a_quote_and_import_back_as_they_w
         assert lead["fields"] == {"city": "@Leeds", "age": "-3"}  # CSV has no types
 
 
-async def imported_leads(api: Api, auth: dict[str, str], import_id: str) -> list[dict[str, str]]:
+async def imported_leads(api: Api, auth: dict[str, str], import_id: str) -> list[Any]:
     for _ in range(1_000):
         found = (await api.client.get(f"{IMPORTS}/{import_id}", headers=auth)).json()["data"]
         if found["status"] in ("done", "failed"):
