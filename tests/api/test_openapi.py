@@ -16,13 +16,14 @@ CLIENT_FIELDS = {"name", "email", "source", "note", "phone", "tags", "fields"}
 COUNT = LEADS + "/count"
 TAGS = ONE + "/tags"
 
-# path, method -> exactly the error statuses documented
+# path, method -> exactly the error statuses documented (422 on every operation: a query
+# parameter it does not take, an id of the wrong shape)
 DOCUMENTED_ERRORS: dict[tuple[str, str], set[str]] = {
     (LEADS, "post"): {"400", "401", "409", "413", "422", "500", "503"},
     (LEADS, "get"): {"401", "422", "500", "503"},
-    (ONE, "get"): {"401", "404", "500", "503"},
+    (ONE, "get"): {"401", "404", "422", "500", "503"},
     (ONE, "put"): {"400", "401", "404", "409", "413", "422", "500", "503"},
-    (ONE, "delete"): {"401", "404", "500", "503"},
+    (ONE, "delete"): {"401", "404", "422", "500", "503"},
     (COUNT, "get"): {"401", "422", "500", "503"},
     (TAGS, "post"): {"400", "401", "404", "413", "422", "500", "503"},
 }

@@ -248,10 +248,23 @@ def test_has_control_finds_what_the_expression_finds(text: str) -> None:
     assert has_control(text) == (CONTROL.search(text) is not None)
 
 
-@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\x85", "\x7f", "\x00", "\t"])
-def test_has_control_finds_each_kind_of_line_break_or_control(char: str) -> None:
+@pytest.mark.parametrize(
+    "char",
+    [
+        *["\u2028", "\u2029", "\x85", "\x7f", "\x00", "\t", "\x0b", "\x0c"],
+        *["\u202a", "\u202e", "\u2066", "\u2069", "\u200e", "\u200f"],  # bidirectional
+        *["\u200b", "\u2060", "\ufeff"],  # invisible
+    ],
+)
+def test_has_control_finds_each_kind_of_line_break_control_or_invisible_character(
+    char: str,
+) -> None:
     assert has_control(f"Ada{char}Lovelace")
-    assert not has_control("Ada\u00a0Lovelace\u200b")  # not printable, yet not a control
+    # Not printable, yet neither controls nor invisible: a no-break space, and a joiner
+    # inside a word (Persian) or an emoji sequence.
+    assert not has_control("Ada\u00a0Lovelace")
+    assert not has_control("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645")
+    assert not has_control("\U0001f469\u200d\U0001f4bb")
 
 
 # --- recipients ---------------------------------------------------------------------

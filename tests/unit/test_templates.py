@@ -361,7 +361,9 @@ def test_backslashes_and_group_references_in_values_are_not_interpreted() -> Non
 # NUL is refused in every value (test_a_nul_in_any_value_is_refused); the rest may come.
 values = st.text(
     alphabet=st.one_of(
-        st.sampled_from(list(HTML_SPECIAL + "{}\r\n\\ ")),
+        st.sampled_from(
+            list(HTML_SPECIAL + "{}\r\n\\ \x0b\x85\u2028\u202e\u2066\u200b\u200c\u200d")
+        ),
         st.characters(codec="utf-8", exclude_characters="\x00"),
     ),
     max_size=40,
@@ -392,11 +394,22 @@ def test_body_values_never_come_out_with_html_special_characters(value: str) -> 
         assert value not in rendered.html
 
 
+BIDI_AND_INVISIBLE = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+BIDI_AND_INVISIBLE |= set("\u200b\u2060\ufeff")
+JOINERS = "\u200c\u200d"
+
+
 def breaks_a_header(value: str) -> bool:
-    """Line breaks and control characters (tab aside): refused in a subject value."""
+    """Line breaks and control characters (tab aside), bidirectional controls and invisible
+    characters, and a joiner that joins nothing: refused in a subject value."""
+    padded = f" {value} "
     return any(
-        (ord(c) < 0x20 and c != "\t") or 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029"
-        for c in value
+        (ord(c) < 0x20 and c != "\t")
+        or 0x7F <= ord(c) <= 0x9F
+        or c in "\u2028\u2029"
+        or c in BIDI_AND_INVISIBLE
+        or (c in JOINERS and any(n.isspace() or n in JOINERS for n in (padded[i], padded[i + 2])))
+        for i, c in enumerate(value)
     )
 
 

@@ -10,11 +10,11 @@ from datetime import datetime
 
 from leadmail.domain.campaigns import Campaign, RecipientStatus
 from leadmail.domain.email import (
-    CONTROL,
     MAX_DISPLAY_NAME,
     Mailbox,
     OutgoingEmail,
     check_subject,
+    has_control,
     parse_sender,
 )
 from leadmail.domain.errors import ValidationFailed
@@ -170,7 +170,7 @@ def render_for(letter: Letter, recipient: Recipient, lead: Lead | None) -> Outgo
     except ValidationFailed as e:
         return "; ".join(f"`{x.field}` {x.message}" for x in e.errors)
     name = lead.name.strip()
-    if CONTROL.search(name) or len(name) > MAX_DISPLAY_NAME:
+    if has_control(name) or len(name) > MAX_DISPLAY_NAME:
         name = ""
     return OutgoingEmail(
         sender=letter.sender,

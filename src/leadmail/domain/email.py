@@ -11,6 +11,7 @@ from enum import StrEnum
 from leadmail.domain.addresses import InvalidAddress, normalise_email
 from leadmail.domain.errors import DomainError, FieldError, ValidationFailed
 from leadmail.domain.ids import id_rule, new_id
+from leadmail.domain.text import BROKEN_LINE, NOT_ONE_LINE, breaks_line
 
 MESSAGE_ID_PREFIX = "msg_"
 MESSAGE_ID = id_rule(MESSAGE_ID_PREFIX)
@@ -18,14 +19,14 @@ MAX_RECIPIENTS = 50
 MAX_SUBJECT = 998  # RFC 5322 line length limit
 MAX_DISPLAY_NAME = 200
 MAX_LAST_ERROR = 1000  # a message's last_error is cut to this length
-# C0 and C1 controls, DEL, and the Unicode line and paragraph separators: anything a mail
-# library might take for a line break.
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# What no address, display name included, may hold: what breaks a line (domain/text.py),
+# and tabs.
+CONTROL = re.compile(f"\t|{BROKEN_LINE.pattern}")
 _QUOTED_PAIR = re.compile(r"\\(.)")
 
 
 def has_control(text: str) -> bool:
-    """Whether ``text`` holds a character of CONTROL. (A printable text holds none: the
+    """Whether ``text`` holds what CONTROL finds. (A printable text holds none of it: the
     check in C answers for almost every text, the expression only for the others.)"""
     return not text.isprintable() and CONTROL.search(text) is not None
 
@@ -54,10 +55,11 @@ class Mailbox:
 
     @classmethod
     def parse(cls, raw: str) -> Mailbox:
-        """``ada@example.com`` or ``Ada Lovelace <ada@example.com>``; no line breaks or
-        control characters anywhere (they would let a value write mail headers)."""
+        """``ada@example.com`` or ``Ada Lovelace <ada@example.com>``; one line, without
+        tabs (domain/text.py): a line break would let a value write mail headers, a
+        bidirectional control make the name read as something else."""
         if has_control(raw):
-            raise InvalidAddress("must not contain line breaks or control characters")
+            raise InvalidAddress(NOT_ONE_LINE)
         named = split_named(raw)
         name, address = ("", raw) if named is None else (named[0].strip(), named[1])
         if len(name) >= 2 and name[0] == name[-1] == '"':  # an RFC 5322 quoted-string
@@ -107,8 +109,8 @@ def parse_sender(raw: str, field: str = "from") -> Mailbox:
 
 
 def check_subject(subject: str, field: str = "subject") -> str:
-    if not subject.isprintable() and CONTROL.search(subject.replace("\t", " ")):
-        raise ValidationFailed.one(field, "must not contain line breaks or control characters")
+    if breaks_line(subject):
+        raise ValidationFailed.one(field, NOT_ONE_LINE)
     text = subject.strip()
     if not text:
         raise ValidationFailed.one(field, "is required and must not be blank")

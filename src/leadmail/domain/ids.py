@@ -8,6 +8,7 @@ import re
 import secrets
 
 ID_BYTES = 16  # 128 random bits: 22 URL-safe characters
+MAX_ID_LENGTH = 40  # the id columns' width (adapters/db/tables.py)
 
 
 def new_id(prefix: str) -> str:
@@ -16,6 +17,7 @@ def new_id(prefix: str) -> str:
 
 
 def id_rule(prefix: str) -> re.Pattern[str]:
-    """What an id of the kind ``prefix`` names looks like (``new_id`` makes 22 characters
-    after the prefix; up to 36 are taken)."""
-    return re.compile(f"^{re.escape(prefix)}[A-Za-z0-9_-]{{1,36}}$")
+    """What an id of the kind ``prefix`` names looks like: the prefix, then 1 to what the
+    column leaves of ``A-Z a-z 0-9 _ -`` (``new_id`` makes 22). Any other text names
+    nothing the service could have made, and is refused before it reaches storage."""
+    return re.compile(f"^{re.escape(prefix)}[A-Za-z0-9_-]{{1,{MAX_ID_LENGTH - len(prefix)}}}$")

@@ -13,6 +13,8 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
+from leadmail.domain.text import breaks_line
+
 KEY_PREFIX = "lm_"
 KEY_ENTROPY_BYTES = 32
 DISPLAY_PREFIX_LENGTH = len(KEY_PREFIX) + 8
@@ -100,6 +102,6 @@ def check_account_name(name: str) -> str:
 
 
 def check_label(label: str) -> str:
-    if "\r" in label or "\n" in label or "\x00" in label or len(label) > MAX_LABEL:
+    if breaks_line(label) or len(label) > MAX_LABEL:
         raise ValueError(f"label must be one line of at most {MAX_LABEL} characters")
     return label.strip()

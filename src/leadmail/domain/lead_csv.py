@@ -8,6 +8,11 @@ is a custom field, its key the header lower-cased with spaces as ``_``; a column
 blank header is not read. CSV has no types:
 a custom value is text as written (``01234`` stays ``01234``), and a blank cell is no
 value.
+
+A cell a spreadsheet would run as a formula is exported with a ``'`` before it (OWASP's
+advice against CSV injection), and the import takes that ``'`` off again: ``neutralised``
+and ``plain`` are each other's inverse, so an export imports back as it was, whatever the
+text.
 """
 
 from __future__ import annotations
@@ -27,6 +32,25 @@ LEAD_COLUMNS = ("email", "name", "source", "note", "phone", "tags")
 TAG_SEPARATORS = re.compile(r"[;|]")
 EXPORT_TAG_SEPARATOR = ";"
 NO_EMAIL_COLUMN = "is missing from the header row: every file needs this column"
+NEUTRALISER = "'"
+# A cell that, past any ``'`` it starts with, a spreadsheet would read as a formula: a tab
+# or CR first, or = + - @ first once leading whitespace is trimmed.
+_FORMULA_PAST_QUOTES = re.compile(r"'*(?:[\t\r]|\s*[=+\-@])")
+
+
+def neutralised(cell: str) -> str:
+    """The cell as exported: with one more ``'`` before it when, past the ``'`` it starts
+    with (none, usually), it would be read as a formula (``=1+2`` is ``'=1+2``, ``'=1+2``
+    is ``''=1+2``)."""
+    return NEUTRALISER + cell if _FORMULA_PAST_QUOTES.match(cell) else cell
+
+
+def plain(cell: str) -> str:
+    """The cell as imported: ``neutralised`` undone (one ``'`` taken off a cell that,
+    past the ``'`` it starts with, would be read as a formula; any other cell as it is)."""
+    if cell[:1] == NEUTRALISER and _FORMULA_PAST_QUOTES.match(cell):
+        return cell[1:]
+    return cell
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,15 +106,15 @@ class Columns:
 
     def email_of(self, values: Sequence[str]) -> str:
         index = dict(self.own)["email"]
-        return values[index] if index < len(values) else ""
+        return plain(values[index]) if index < len(values) else ""
 
     def fields_of(self, values: Sequence[str], tags: Sequence[str] = ()) -> LeadFields:
         """A row's lead, by the rules every lead obeys, with ``tags`` added. Raises
         ValidationFailed naming each broken cell by its column (``tags``, a custom key).
         Without a ``name`` column, a lead is named by its email's local part."""
-        given = {name: values[i] if i < len(values) else "" for name, i in self.own}
+        given = {name: plain(values[i]) if i < len(values) else "" for name, i in self.own}
         cell_tags = [t for t in TAG_SEPARATORS.split(given.pop("tags", "")) if t.strip()]
-        fields = {key: values[i] for key, i in self.custom if i < len(values) and values[i]}
+        fields = {key: plain(values[i]) for key, i in self.custom if i < len(values) and values[i]}
         if "name" not in given:
             given["name"] = given["email"].strip().partition("@")[0] or given["email"]
         try:
@@ -113,9 +137,9 @@ def export_header(keys: Iterable[str]) -> list[str]:
 
 
 def export_row(lead: Lead, keys: Sequence[str]) -> list[str]:
-    """``keys``: the custom field columns, in order."""
+    """``keys``: the custom field columns, in order. Every cell ``neutralised``."""
     fields = lead.fields
-    return [
+    cells = [
         lead.email,
         lead.name,
         lead.source,
@@ -124,6 +148,7 @@ def export_row(lead: Lead, keys: Sequence[str]) -> list[str]:
         EXPORT_TAG_SEPARATOR.join(lead.tags),
         *(_text(fields[key]) if key in fields else "" for key in keys),
     ]
+    return [neutralised(cell) for cell in cells]
 
 
 def _text(value: object) -> str:

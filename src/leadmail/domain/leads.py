@@ -13,6 +13,7 @@ from leadmail.domain.custom_fields import CustomFields, check_patch, merge_field
 from leadmail.domain.errors import FieldError, ValidationFailed
 from leadmail.domain.ids import id_rule, new_id
 from leadmail.domain.tags import Tags, tag_list
+from leadmail.domain.text import NOT_ONE_LINE, breaks_line
 
 MAX_NAME = 200
 MAX_SOURCE = 100
@@ -165,9 +166,9 @@ def _check(errors: list[FieldError], field: str, value: str) -> str:
         return value
 
 
-def _no_breaks(value: str) -> None:
-    if "\r" in value or "\n" in value:
-        raise ValueError("must not contain line breaks")
+def _one_line(value: str) -> None:
+    if breaks_line(value):
+        raise ValueError(NOT_ONE_LINE)
 
 
 def _no_nul(value: str) -> None:
@@ -176,8 +177,7 @@ def _no_nul(value: str) -> None:
 
 
 def _name(value: str) -> str:
-    _no_breaks(value)
-    _no_nul(value)
+    _one_line(value)  # a NUL among the rest
     text = value.strip()
     if not text:
         raise ValueError("is required and must not be blank")
@@ -195,8 +195,7 @@ def _email(value: str) -> str:
 
 
 def _source(value: str) -> str:
-    _no_breaks(value)
-    _no_nul(value)
+    _one_line(value)
     text = value.strip()
     if len(text) > MAX_SOURCE:
         raise ValueError(f"must be at most {MAX_SOURCE} characters")

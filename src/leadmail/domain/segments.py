@@ -163,6 +163,8 @@ def _text(value: object) -> str:
 
 
 def _tags(values: list[object]) -> Tags:
+    if not values:  # only a JSON filter can be an empty list; {} is what selects everyone
+        raise ValueError("must not be an empty list (leave the filter out instead)")
     if len(values) > MAX_TAGS:
         raise ValueError(f"may be given at most {MAX_TAGS} times")
     return tags_of(normalise_tag(_text(value)) for value in values)
@@ -196,10 +198,19 @@ def _field_value(value: object, typed: bool) -> FieldValue:
         return text == "true"
     if NUMBER.fullmatch(text):
         number = float(text) if any(c in text for c in ".eE") else int(text)
-        if not math.isfinite(number):
+        if not _finite(number):
             raise ValueError("is a number too large to compare")
         return number
     return text
+
+
+def _finite(number: float) -> bool:
+    """Within the range of a double, as every stored number is compared (an integer of 309
+    digits is not: math.isfinite cannot even convert it)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
 
 
 def moment(value: str) -> datetime:

@@ -15,8 +15,9 @@ from datetime import datetime
 
 from markupsafe import escape
 
-from leadmail.domain.email import CONTROL, MAX_SUBJECT
+from leadmail.domain.email import MAX_SUBJECT
 from leadmail.domain.errors import FieldError, ValidationFailed
+from leadmail.domain.text import NOT_ONE_LINE, breaks_line
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
 TEMPLATE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -103,12 +104,9 @@ class CompiledTemplate:
                 continue
             if "\x00" in value:
                 errors.append(FieldError(f"variables.{name}", "must not contain NUL characters"))
-            elif name in in_subject and CONTROL.search(value.replace("\t", " ")):
+            elif name in in_subject and breaks_line(value):
                 errors.append(
-                    FieldError(
-                        f"variables.{name}",
-                        "is used in the subject: no line breaks or control characters",
-                    )
+                    FieldError(f"variables.{name}", f"is used in the subject, so it {NOT_ONE_LINE}")
                 )
         if errors:
             raise ValidationFailed(errors)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from leadmail.domain.errors import LeadmailError
+from leadmail.domain.errors import FieldError, LeadmailError, ValidationFailed
 
 
 class PortError(LeadmailError):
@@ -16,6 +16,20 @@ class StorageUnavailable(PortError):
 
     def __init__(self, message: str = "The database is unavailable; retry shortly") -> None:
         super().__init__(message)
+
+
+class UnstorableText(PortError, ValidationFailed):
+    """The database cannot store a character of the request's text (Postgres: a NUL). The
+    rules refuse such text before it reaches storage, naming its field; this is what is
+    left should one ever get through: still a 422, never the driver's error."""
+
+    code = ValidationFailed.code
+
+    def __init__(self) -> None:
+        ValidationFailed.__init__(
+            self,
+            [FieldError("request", "holds a character the database cannot store (a NUL)")],
+        )
 
 
 class DuplicateLead(PortError):

@@ -9,7 +9,7 @@ import sqlite3
 
 import asyncpg
 
-from leadmail.ports.errors import PortError, StorageUnavailable
+from leadmail.ports.errors import PortError, StorageUnavailable, UnstorableText
 
 _UNAVAILABLE: tuple[type[BaseException], ...] = (
     OSError,  # refused, reset, unreachable; ConnectionError is a subclass
@@ -26,6 +26,12 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
     asyncpg.InvalidPasswordError,
     # SQLite: locked past the busy timeout, an unopenable file.
     sqlite3.OperationalError,
+)
+
+# Postgres cannot store the text: a NUL, or a character its encoding lacks.
+_UNSTORABLE: tuple[type[BaseException], ...] = (
+    asyncpg.CharacterNotInRepertoireError,
+    asyncpg.UntranslatableCharacterError,
 )
 
 
@@ -47,13 +53,16 @@ class _TranslateErrors:
     ) -> None:
         if error is not None and isinstance(error, _UNAVAILABLE):
             raise StorageUnavailable() from error
+        if error is not None and isinstance(error, _UNSTORABLE):
+            raise UnstorableText() from error
 
 
 _TRANSLATE_ERRORS = _TranslateErrors()
 
 
 def translate_errors() -> contextlib.AbstractContextManager[None]:
-    """Turn "the database is not there" into StorageUnavailable; let the rest through."""
+    """Turn "the database is not there" into StorageUnavailable, and text it cannot store
+    into UnstorableText (a 422); let the rest through."""
     return _TRANSLATE_ERRORS
 
 
@@ -76,6 +85,8 @@ class _Refused:
         self, _: type[BaseException] | None, error: BaseException | None, __: object
     ) -> None:
         if error is not None and isinstance(error, (asyncpg.PostgresError, sqlite3.Error)):
+            if isinstance(error, _UNSTORABLE):
+                raise UnstorableText() from error
             if self._duplicate and is_unique_violation(error):
                 raise PortError(self._duplicate) from error
             raise PortError(self._message) from error

@@ -89,7 +89,15 @@ def _sqlite(segment: LeadFilter, sql: list[str], args: list[Any]) -> None:
             args.extend([path, path, value])
         else:
             sql.append(f"{_JSON_TYPE} IN ('integer', 'real') AND json_extract(\"fields\", %s) = %s")
-            args.extend([path, path, value])
+            args.extend([path, path, _sqlite_number(value)])
+
+
+def _sqlite_number(value: float) -> float:
+    """An integer past SQLite's 64 bits as the real SQLite's JSON reads it as (the driver
+    cannot bind it)."""
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        return float(value)
+    return value
 
 
 def page(kind: Kind, account_id: str, query: LeadQuery, columns: str) -> tuple[str, list[Any]]:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
-from litestar import Controller, Litestar
+from litestar import Controller, Litestar, Request
 from litestar._openapi.plugin import OpenAPIPlugin
 
 from leadmail.adapters.http.answers import JsonAnswer
@@ -14,9 +14,11 @@ from leadmail.adapters.http.auth import BearerKeyAuth
 from leadmail.adapters.http.campaigns import CampaignController
 from leadmail.adapters.http.email import REPLAYABLE, EmailController
 from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
+from leadmail.adapters.http.json_depth import DepthCheckedRequest
 from leadmail.adapters.http.lead_files import LeadFileController
 from leadmail.adapters.http.leads import LeadController
-from leadmail.adapters.http.openapi import finish, openapi_config
+from leadmail.adapters.http.openapi import DOCUMENT, finish, openapi_config
+from leadmail.adapters.http.query_names import QueryNames
 from leadmail.adapters.http.tracing import TracedLitestar
 from leadmail.services.registry import Services
 
@@ -49,6 +51,14 @@ def build_app(
     """``sender_required``: no default sender is configured (the document then says a
     send must name its ``from``). ``providers``: every name a message's ``provider`` can
     hold (the document lists them; none: any text)."""
+    authenticate = BearerKeyAuth(services.keys, exclude_prefixes=(DOCUMENT,))
+    query_names = QueryNames()
+
+    async def before_request(request: Request[Any, Any, Any]) -> None:
+        # Who asks first (401), then what they ask (422); the body is not read yet.
+        await authenticate(request)
+        query_names.check(request)
+
     app = TracedLitestar(
         route_handlers=[
             bound_controller(LeadController, leads=services.leads),
@@ -67,15 +77,17 @@ def build_app(
             ),
             bound_controller(CampaignController, campaigns=services.campaigns),
         ],
-        before_request=BearerKeyAuth(services.keys, exclude_prefixes=("/schema",)),
+        before_request=before_request,
         exception_handlers=EXCEPTION_HANDLERS,
         response_class=JsonAnswer,
+        request_class=DepthCheckedRequest,
         openapi_config=openapi_config(version),
         request_max_body_size=max_body_bytes,
         lifespan=list(lifespan),
         debug=debug,
         logging_config=None,
     )
+    query_names.learn(app, skip_prefixes=(DOCUMENT,))
     # Built once here (the plugin keeps it), and finished before it is first served.
     finish(
         app.plugins.get(OpenAPIPlugin).provide_openapi(),

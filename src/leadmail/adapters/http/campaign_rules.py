@@ -32,7 +32,7 @@ from leadmail.services.campaign_checks import MAX_VARIABLES
 _NO_NUL = r"^[^\x00]*$"
 AUDIENCE_TEXT = (
     "The segment: the filters of listLeads as a JSON object (`{}`: every lead). `tag`,"
-    " `any_tag`, `not_tag`: a tag or a list of tags; `email`, `source`, `phone`: text;"
+    " `any_tag`, `not_tag`: a tag or a non-empty list of tags; `email`, `source`, `phone`: text;"
     " `created_after`, `created_before`: RFC 3339; `field.<key>`: a custom field's value,"
     ' compared as its own JSON type (`42` matches numbers, `"42"` text).'
 )
@@ -48,7 +48,8 @@ def _tag_filter() -> Schema:
     return Schema(
         one_of=[
             _string(**TAG),
-            Schema(type=OpenAPIType.ARRAY, items=_string(**TAG), max_items=MAX_TAGS),
+            # Not empty: only `{}` means every lead (LeadFilter refuses `[]`).
+            Schema(type=OpenAPIType.ARRAY, items=_string(**TAG), min_items=1, max_items=MAX_TAGS),
         ]
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar
 
 from litestar import Request, get, post
-from litestar.params import FromPath, JSONBody, Parameter
+from litestar.params import JSONBody, Parameter
 
 from leadmail.adapters.http.campaign_schemas import (
     CampaignIn,
@@ -21,6 +21,7 @@ from leadmail.adapters.http.envelopes import (
     RecipientPageEnvelope,
 )
 from leadmail.adapters.http.operation_errors import error_responses
+from leadmail.adapters.http.path_ids import CampaignId
 from leadmail.domain.campaigns import (
     AudienceEmpty,
     CampaignNotFound,
@@ -34,7 +35,6 @@ from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from leadmail.services.campaigns import CampaignService
 
 AuthedRequest = Request[Principal, Any, Any]
-CampaignId = FromPath[str]
 Limit = Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)]
 CREATE_TEXT = (
     "`audience` is a segment as a JSON object, the filters of listLeads by the same names"

@@ -6,7 +6,7 @@ from typing import Annotated, Any, ClassVar
 
 import msgspec
 from litestar import Request, Response, get, post
-from litestar.params import FromPath, HeaderParameter, JSONBody
+from litestar.params import HeaderParameter, JSONBody
 
 from leadmail.adapters.http.answers import JsonAnswer
 from leadmail.adapters.http.discovery import DiscoverableController, options_for
@@ -20,6 +20,7 @@ from leadmail.adapters.http.envelopes import (
     TemplateSendUnavailableEnvelope,
 )
 from leadmail.adapters.http.operation_errors import error_responses
+from leadmail.adapters.http.path_ids import MessageId
 from leadmail.adapters.http.prepared import PreparedOnce
 from leadmail.adapters.http.schemas import (
     MessageOut,
@@ -191,7 +192,7 @@ class EmailController(DiscoverableController):
     async def get_message(
         self,
         request: AuthedRequest,
-        message_id: FromPath[str],
+        message_id: MessageId,
     ) -> MessageEnvelope:
         message = await self.messages.get(request.user.account_id, message_id)
         return MessageEnvelope.of("Message retrieved", MessageOut.of(message))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 
+from leadmail.adapters.http.json_depth import MAX_JSON_DEPTH
 from leadmail.domain.campaigns import AudienceEmpty, CampaignNotFound, CampaignStateConflict
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import (
@@ -74,7 +75,11 @@ BY_CLASS: dict[type[LeadmailError], ErrorKind] = {
 
 # What the framework finds wrong with a request before any service sees it.
 MALFORMED_JSON = ErrorKind(
-    400, "MALFORMED_JSON", "Malformed JSON", "the body is not JSON, is empty, or is truncated"
+    400,
+    "MALFORMED_JSON",
+    "Malformed JSON",
+    "the body is not JSON, is empty, is truncated, or nests arrays and objects more than"
+    f" {MAX_JSON_DEPTH} deep",
 )
 NOT_FOUND = ErrorKind(404, "NOT_FOUND", "Not found", "no such endpoint")
 METHOD_NOT_ALLOWED = ErrorKind(

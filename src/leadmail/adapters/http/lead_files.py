@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Literal
 
 from litestar import Request, get, post
-from litestar.params import FromPath, Parameter
+from litestar.params import Parameter
 from litestar.response import Stream
 
 from leadmail.adapters.http import segments as s
@@ -13,6 +13,7 @@ from leadmail.adapters.http.discovery import DiscoverableController, options_for
 from leadmail.adapters.http.envelopes import ImportEnvelope, ImportErrorPageEnvelope
 from leadmail.adapters.http.import_schemas import ImportErrorOut, ImportErrorPageOut, ImportOut
 from leadmail.adapters.http.operation_errors import error_responses
+from leadmail.adapters.http.path_ids import ImportId
 from leadmail.adapters.http.upload import file_of
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.keys import Principal
@@ -91,7 +92,7 @@ class LeadFileController(DiscoverableController):
         operation_id="getLeadImport",
         responses=error_responses(ImportNotFound),
     )
-    async def get_import(self, request: AuthedRequest, import_id: FromPath[str]) -> ImportEnvelope:
+    async def get_import(self, request: AuthedRequest, import_id: ImportId) -> ImportEnvelope:
         found = await self.imports.get(request.user.account_id, import_id)
         return ImportEnvelope.of("Import retrieved", ImportOut.of(found, self.imports.now()))
 
@@ -108,7 +109,7 @@ class LeadFileController(DiscoverableController):
     async def list_errors(
         self,
         request: AuthedRequest,
-        import_id: FromPath[str],
+        import_id: ImportId,
         limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
         cursor: Annotated[
             str | None,
@@ -138,6 +139,7 @@ class LeadFileController(DiscoverableController):
         operation_id="exportLeads",
         media_type=CSV,
         responses=error_responses(ValidationFailed),
+        opt=s.SEGMENT_OPT,
     )
     async def export_leads(
         self,

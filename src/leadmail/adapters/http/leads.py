@@ -6,7 +6,7 @@ from typing import Annotated, Any, ClassVar
 
 import msgspec
 from litestar import Request, delete, get, post, put
-from litestar.params import FromPath, JSONBody, Parameter
+from litestar.params import JSONBody, Parameter
 
 from leadmail.adapters.http import segments as s
 from leadmail.adapters.http.discovery import DiscoverableController, options_for
@@ -17,6 +17,7 @@ from leadmail.adapters.http.envelopes import (
     LeadPageEnvelope,
 )
 from leadmail.adapters.http.operation_errors import error_responses
+from leadmail.adapters.http.path_ids import LeadId
 from leadmail.adapters.http.schemas import (
     CountOut,
     DeletedOut,
@@ -76,6 +77,7 @@ class LeadController(DiscoverableController):
         ),
         operation_id="listLeads",
         responses=error_responses(ValidationFailed),
+        opt=s.SEGMENT_OPT,
     )
     async def list_leads(
         self,
@@ -111,6 +113,7 @@ class LeadController(DiscoverableController):
         description="How many leads of your account the filters select. " + s.SEGMENT_TEXT,
         operation_id="countLeads",
         responses=error_responses(ValidationFailed),
+        opt=s.SEGMENT_OPT,
     )
     async def count_leads(
         self,
@@ -133,7 +136,7 @@ class LeadController(DiscoverableController):
         operation_id="getLead",
         responses=error_responses(LeadNotFound),
     )
-    async def get_lead(self, request: AuthedRequest, lead_id: FromPath[str]) -> LeadEnvelope:
+    async def get_lead(self, request: AuthedRequest, lead_id: LeadId) -> LeadEnvelope:
         lead = await self.leads.get(request.user.account_id, lead_id)
         return LeadEnvelope.of("Lead retrieved", LeadOut.of(lead))
 
@@ -150,7 +153,7 @@ class LeadController(DiscoverableController):
     async def update_lead(
         self,
         request: AuthedRequest,
-        lead_id: FromPath[str],
+        lead_id: LeadId,
         data: JSONBody[LeadPatchIn],
     ) -> LeadEnvelope:
         changes = LeadChanges.parse(**given_fields(data))
@@ -170,7 +173,7 @@ class LeadController(DiscoverableController):
         responses=error_responses(ValidationFailed, LeadNotFound, body=True),
     )
     async def change_tags(
-        self, request: AuthedRequest, lead_id: FromPath[str], data: JSONBody[TagsIn]
+        self, request: AuthedRequest, lead_id: LeadId, data: JSONBody[TagsIn]
     ) -> LeadEnvelope:
         change = TagChange.parse(data.add, data.remove)
         lead = await self.leads.change_tags(request.user.account_id, lead_id, change)
@@ -183,8 +186,6 @@ class LeadController(DiscoverableController):
         operation_id="deleteLead",
         responses=error_responses(LeadNotFound),
     )
-    async def delete_lead(
-        self, request: AuthedRequest, lead_id: FromPath[str]
-    ) -> DeletedLeadEnvelope:
+    async def delete_lead(self, request: AuthedRequest, lead_id: LeadId) -> DeletedLeadEnvelope:
         await self.leads.delete(request.user.account_id, lead_id)
         return DeletedLeadEnvelope.of("Lead deleted", DeletedOut(lead_id=lead_id))

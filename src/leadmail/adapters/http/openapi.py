@@ -41,6 +41,8 @@ from leadmail.adapters.http.file_docs import state_file_operation
 from leadmail.adapters.http.parameter_rules import state_parameter_rules
 from leadmail.adapters.http.rules import state_rules
 
+DOCUMENT = "/schema"  # the document and its pages: no key needed, no query check
+
 # Component names: the wire classes' names without their In/Out suffixes.
 COMPONENT_NAMES = {
     schemas.LeadIn: "NewLead",
@@ -230,8 +232,8 @@ def openapi_config(version: str) -> OpenAPIConfig:
             "`Authorization: Bearer <API_KEY>`; every response is the envelope "
             "`{success, message, error, data}`, with a stable `code` on failures."
         ),
-        path="/schema",
-        render_plugins=docs_plugins("/schema"),
+        path=DOCUMENT,
+        render_plugins=docs_plugins(DOCUMENT),
         components=Components(
             security_schemes={
                 "BearerAuth": SecurityScheme(

@@ -25,11 +25,17 @@ from leadmail.adapters.http.error_table import (
     PAYLOAD_TOO_LARGE,
     ErrorKind,
 )
-from leadmail.domain.errors import LeadmailError, Unauthorized
+from leadmail.domain.errors import LeadmailError, Unauthorized, ValidationFailed
 from leadmail.ports.errors import StorageUnavailable
 
-# What every operation can answer: a bad key, a bug, the database away.
-_EVERYWHERE = (BY_CLASS[Unauthorized], INTERNAL_ERROR, BY_CLASS[StorageUnavailable])
+# What every operation can answer: a bad key, a query parameter it does not take or an id
+# of the wrong shape (query_names.py, path_ids.py), a bug, the database away.
+_EVERYWHERE = (
+    BY_CLASS[Unauthorized],
+    BY_CLASS[ValidationFailed],
+    INTERNAL_ERROR,
+    BY_CLASS[StorageUnavailable],
+)
 # What an operation with a JSON body can answer besides.
 _WITH_BODY = (MALFORMED_JSON, PAYLOAD_TOO_LARGE)
 # Codes whose envelope carries typed ``data`` (the send failures' depends on the operation).

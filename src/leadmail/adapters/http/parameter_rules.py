@@ -9,7 +9,6 @@ from typing import Any
 from litestar.openapi.spec import Parameter, Schema
 
 from leadmail.adapters.http.rules import SPACE, TAG_EDGE, TAGS, apply_rule
-from leadmail.domain.campaigns import CAMPAIGN_ID
 from leadmail.domain.idempotency import MAX_KEY_LENGTH
 from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
 from leadmail.domain.tags import MAX_TAG
@@ -35,8 +34,6 @@ PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("query", "email"): {"pattern": r"^[^\x00]*$"},
     ("query", "source"): {"pattern": r"^[^\x00]*$"},
     ("query", "phone"): {"pattern": r"^[^\x00]*$"},
-    # A campaign's id, as new_campaign_id makes it (any other is no campaign: 404).
-    ("path", "campaign_id"): {"maxLength": 40, "pattern": CAMPAIGN_ID.pattern},
 }
 # Parameters of one operation, by (operation id, name), before those above.
 OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {

@@ -22,6 +22,7 @@ from leadmail.domain.email import MAX_RECIPIENTS, MAX_SUBJECT
 from leadmail.domain.leads import MAX_NAME, MAX_NOTE, MAX_PHONE, MAX_SOURCE, PHONE_CHARACTERS
 from leadmail.domain.tags import MAX_TAG, MAX_TAGS
 from leadmail.domain.templates import TEMPLATE_ID
+from leadmail.domain.text import BROKEN_LINE
 
 # What Python's str.strip() removes (str.isspace), as a regular-expression class.
 SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -46,6 +47,14 @@ def _trimmed_line(max_length: int, *, required: bool) -> dict[str, Any]:
     inner = f"[^{SPACE}\\x00](?:[^\\r\\n\\x00]{{0,{max_length - 2}}}[^{SPACE}\\x00])?"
     body = inner if required else f"(?:{inner})?"
     return {"pattern": f"^[{_LINE_SPACE}]*{body}[{_LINE_SPACE}]*$"}
+
+
+# One line (domain/text.py): nothing BROKEN_LINE finds, anywhere in the text.
+_ONE_LINE = f"^(?![\\s\\S]*(?:{BROKEN_LINE.pattern}))"
+
+
+def _one_line(rule: dict[str, Any]) -> dict[str, Any]:
+    return {**rule, "pattern": _ONE_LINE + rule["pattern"].removeprefix("^")}
 
 
 _NO_CONTROL_BUT_TAB = r"^\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029"
@@ -74,9 +83,9 @@ BLANK = {"pattern": f"^[{SPACE}]*$"}
 BLANK_SENDER_TEXT = "Blank (empty, or only spaces), as null or no `from`: the default sender"
 
 LEAD_FIELDS: dict[str, dict[str, Any]] = {
-    "name": {"minLength": 1, **_trimmed_line(MAX_NAME, required=True)},
+    "name": {"minLength": 1, **_one_line(_trimmed_line(MAX_NAME, required=True))},
     "email": ADDRESS,
-    "source": _trimmed_line(MAX_SOURCE, required=False),
+    "source": _one_line(_trimmed_line(MAX_SOURCE, required=False)),
     "note": {"maxLength": MAX_NOTE, "pattern": r"^[^\x00]*$"},
     "phone": {
         "maxLength": MAX_PHONE,
@@ -107,7 +116,7 @@ STORED_FIELD_VALUE = Schema(one_of=_STORED_VALUES)  # in an answer: null is no v
 RECIPIENTS = {"minItems": 1, "maxItems": MAX_RECIPIENTS}
 SEND_FIELDS: dict[str, dict[str, Any]] = {
     # No control character but tab (domain/email.py's check_subject).
-    "subject": _filled(_NO_CONTROL_BUT_TAB, f"^{SPACE}{_CONTROL}", MAX_SUBJECT),
+    "subject": _one_line(_filled(_NO_CONTROL_BUT_TAB, f"^{SPACE}{_CONTROL}", MAX_SUBJECT)),
     "html": _filled(r"^\x00", f"^{SPACE}\\x00"),
 }
 TEMPLATE_FIELDS: dict[str, dict[str, Any]] = {

@@ -67,7 +67,8 @@ IMPORT_ERRORS = [
 ]
 EXPORT_CSV = (
     "email,name,source,note,phone,tags,age,city,course_of_interest,newsletter\r\n"
-    "ada@example.com,Ada Lovelace,open-day,Asked about the March cohort,+44 20 7946 0958,"
+    # A cell a spreadsheet would take for a formula (a phone's "+") starts with "'".
+    "ada@example.com,Ada Lovelace,open-day,Asked about the March cohort,'+44 20 7946 0958,"
     "evening;open-day,34,Leeds,Data science,true\r\n"
 )
 TEMPLATE = Template(

@@ -12,9 +12,12 @@ from typing import Annotated, Any
 from litestar import Request
 from litestar.params import Parameter
 
+from leadmail.adapters.http.query_names import QUERY_PREFIXES
 from leadmail.domain.custom_fields import MAX_FIELD_TEXT
-from leadmail.domain.segments import LeadFilter
+from leadmail.domain.segments import FIELD_PREFIX, LeadFilter
 
+# The options of a handler that takes a segment: ``field.<key>`` is read as sent.
+SEGMENT_OPT = {QUERY_PREFIXES: (FIELD_PREFIX,)}
 # The operation descriptions: what no parameter can say.
 SEGMENT_TEXT = (
     "Filters (all optional, combined with AND): `tag` (repeatable: the lead has every one),"
