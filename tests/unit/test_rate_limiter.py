@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from leadmail.adapters.limits.lanes import MIN_WAIT, SPACING, Counts, LaneLimiter, MemoryHolds
+from leadmail.adapters.limits.lanes import MIN_WAIT, SPACING, LaneLimiter, MemoryHolds
 from leadmail.domain.pacing import Window
-from leadmail.ports.rate_limits import LimiterUnavailable
+from leadmail.ports.rate_limits import Counts, LimiterUnavailable
 
 LANE = "email:resend"
 
