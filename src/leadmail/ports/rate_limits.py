@@ -59,9 +59,10 @@ class Counts(Protocol):
 
     async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float | None:
         """Count ``cost`` requests on ``lane`` if they fit every window now and return
-        None; else count nothing and return the seconds until a place frees in a window
-        that is full (0 when one frees now: ask again). The check and the count are one
-        step: two takers never both get the last place."""
+        None; else count nothing and return the seconds to wait before asking again: until
+        a place frees in a window that is full, and the spacing after it
+        (domain/pacing.SPACING); 0 when one frees now (ask again). The check and the count
+        are one step: two takers never both get the last place."""
         ...
 
 

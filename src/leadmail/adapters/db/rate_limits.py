@@ -11,18 +11,22 @@ lock let go, as soon as it is taken.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.errors import refused
 from leadmail.adapters.db.pool import FairPool
-from leadmail.domain.pacing import MAX_WINDOW_SECONDS, Window
+from leadmail.domain.pacing import MAX_WINDOW_SECONDS, SPACING, Window
 from leadmail.ports.errors import StorageUnavailable
 from leadmail.ports.rate_limits import LimitStorage
 
-# Grants older than the longest window any rate has are of no use to any process,
-# whatever rate it was started with.
-_TAKE = f"SELECT rate_take($1, $2, $3::integer[], $4::integer[], {MAX_WINDOW_SECONDS})"
+# Grants older than the longest window any rate has (its spacing included) are of no use
+# to any process, whatever rate it was started with: each take prunes them from its lane.
+KEPT_SECONDS = math.ceil(MAX_WINDOW_SECONDS + SPACING)
+# Each window counted SPACING longer than the rate's: the provider sees the rate despite
+# the jitter of each request on its way there.
+_TAKE = f"SELECT rate_take($1, $2, $3::integer[], $4::integer[], {SPACING}::float8, {KEPT_SECONDS})"
 _REMAINING = (
     "SELECT extract(epoch FROM held_until - clock_timestamp())::float8"
     " FROM rate_holds WHERE lane = $1"

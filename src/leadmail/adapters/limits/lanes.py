@@ -21,13 +21,6 @@ from leadmail.ports.rate_limits import Counts, Holds, LimiterUnavailable, RateLi
 # frees now, yet another process may have taken it; a try costs a round trip to Redis
 # or Postgres.
 MIN_WAIT = 0.001
-# A request refused for a full lane tries again this long after a place frees. A request
-# leaves its process some milliseconds after its grant is counted (the count is stamped
-# before the round trip back from Redis or Postgres; then the send), and those
-# milliseconds differ from one request to the next: without a margin, a request could
-# reach the provider less than a second after the one whose place it took (bench K4 saw
-# 11 in a second for 10).
-SPACING = 0.05
 
 
 class MemoryHolds(Holds):
@@ -97,7 +90,7 @@ class LaneLimiter(RateLimiter):
                     until_free = await self._counts.take(lane, cost, windows)
                     if until_free is None:  # counted
                         return
-                    wait = until_free + SPACING if until_free > 0 else 0.0
+                    wait = until_free  # (with the storage's spacing: domain/pacing.SPACING)
             await self._sleep(max(wait, MIN_WAIT))
 
     async def unheld(self, lane: str) -> None:

@@ -23,7 +23,7 @@ from limits.errors import StorageError
 from redis.exceptions import RedisError
 
 from leadmail.adapters.limits.lanes import LaneLimiter, MemoryHolds
-from leadmail.domain.pacing import Window
+from leadmail.domain.pacing import SPACING, Window
 from leadmail.ports.errors import StorageUnavailable
 from leadmail.ports.rate_limits import Counts, Holds, LimitStorage
 
@@ -65,7 +65,9 @@ class LimitsCounts(Counts):
 
     async def _until_free(self, item: RateLimitItemPerSecond, lane: str) -> float:
         stats = await self._limiter.get_window_stats(item, lane)
-        return max(stats.reset_time - time.time(), 0.0)  # the oldest entry's end
+        until_free = stats.reset_time - time.time()  # the oldest entry's end
+        # Whole-second windows: the spacing only delays the requests that were refused.
+        return until_free + SPACING if until_free > 0 else 0.0
 
 
 class RedisHolds(Holds):

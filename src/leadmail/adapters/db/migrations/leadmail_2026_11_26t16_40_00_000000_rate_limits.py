@@ -10,8 +10,10 @@ minute of grants and a hold, as a restart of Redis would.
 of the `limits` package is on Redis: it takes a lock on the lane (a transaction-level
 advisory lock, released when the calling statement's transaction ends, after its insert is
 visible), then, on the database's clock, prunes the lane's grants older than
-``kept_seconds``, sums the grants in each window, and either counts the new grant or says
-how long until enough of them have left the fullest window. Each statement of a PL/pgSQL
+``kept_seconds``, sums the grants in each window (``spacing`` longer than the rate's, so a
+request's jitter on its way to the provider cannot bunch it with the one whose place it
+took: domain/pacing.SPACING), and either counts the new grant or says how long until
+enough of them have left the fullest window. Each statement of a PL/pgSQL
 function reads a fresh snapshot under READ COMMITTED (Postgres' default), so the sums see
 every grant committed before the lock was granted.
 """
@@ -28,10 +30,11 @@ DESCRIPTION = "rate limiter counts and holds"
 _TAKE = """
 CREATE OR REPLACE FUNCTION rate_take(
     taken_lane text, taken_cost integer, amounts integer[], seconds integer[],
-    kept_seconds integer
+    spacing double precision, kept_seconds integer
 ) RETURNS double precision LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     moment timestamptz;
+    window_start timestamptz;
     used bigint;
     frees timestamptz;
     wait double precision;
@@ -41,22 +44,19 @@ BEGIN
     DELETE FROM rate_grants
         WHERE lane = taken_lane AND granted_at <= moment - make_interval(secs => kept_seconds);
     FOR i IN 1 .. coalesce(array_length(amounts, 1), 0) LOOP
+        window_start := moment - make_interval(secs => seconds[i] + spacing);
         SELECT coalesce(sum(cost), 0) INTO used FROM rate_grants
-            WHERE lane = taken_lane AND granted_at > moment - make_interval(secs => seconds[i]);
+            WHERE lane = taken_lane AND granted_at > window_start;
         IF used + taken_cost > amounts[i] THEN
             -- When the oldest grants that must leave for this one to fit have left.
             SELECT run.granted_at INTO frees FROM (
                 SELECT granted_at, sum(cost) OVER (ORDER BY granted_at) AS freed
                 FROM rate_grants
-                WHERE lane = taken_lane
-                    AND granted_at > moment - make_interval(secs => seconds[i])
+                WHERE lane = taken_lane AND granted_at > window_start
             ) AS run
             WHERE run.freed >= used + taken_cost - amounts[i]
             ORDER BY run.granted_at LIMIT 1;
-            wait := greatest(
-                wait,
-                extract(epoch FROM frees + make_interval(secs => seconds[i]) - moment)
-            );
+            wait := greatest(wait, extract(epoch FROM frees - window_start));
         END IF;
     END LOOP;
     IF wait IS NOT NULL THEN
@@ -78,7 +78,8 @@ FORWARDS = (
     _TAKE,
 )
 BACKWARDS = (
-    "DROP FUNCTION IF EXISTS rate_take(text, integer, integer[], integer[], integer)",
+    "DROP FUNCTION IF EXISTS"
+    " rate_take(text, integer, integer[], integer[], double precision, integer)",
     "DROP TABLE IF EXISTS rate_holds",
     "DROP TABLE IF EXISTS rate_grants",
 )
