@@ -18,7 +18,7 @@ from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.errors import refused
 from leadmail.adapters.db.pool import FairPool
 from leadmail.domain.pacing import MAX_WINDOW_SECONDS, SPACING, Window
-from leadmail.ports.errors import StorageUnavailable
+from leadmail.ports.errors import PortError, StorageUnavailable
 from leadmail.ports.rate_limits import LimitStorage
 
 # Grants older than the longest window any rate has (its spacing included) are of no use
@@ -58,7 +58,9 @@ class PostgresLimitStorage(LimitStorage):
         seconds = [w.seconds for w in windows]
         with refused(_REFUSED):
             row = await self._pool().fetchrow(_TAKE, lane, cost, amounts, seconds)
-        wait: float | None = row[0] if row is not None else None  # (one row, always)
+        if row is None:  # a function's call is one row: None there would read as counted
+            raise PortError(_REFUSED)
+        wait: float | None = row[0]
         return wait
 
     async def remaining(self, lane: str) -> float:
