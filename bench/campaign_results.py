@@ -1,4 +1,4 @@
-"""The campaign scenarios (K1-K4) in the report: their figures under ``campaigns``, their
+"""The campaign scenarios (K1-K5) in the report: their figures under ``campaigns``, their
 checks (issue 14's targets) in the checks table, and their lines in the printed report."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def campaign_checks(found: dict[str, Any]) -> list[dict[str, Any]]:
                        f"<= {K2_P99_MS:g} ms", p99 is not None and p99 <= K2_P99_MS),
             ]  # fmt: skip
         if rate := k["rate_per_s"]:  # the figure of K4; context elsewhere
-            most, judged = k["max_requests_in_1s"], sid == "K4"
+            most, judged = k["max_requests_in_1s"], sid in ("K4", "K5")
             out.append(_check(f"{sid} 1 s", f"most requests in any 1 s (rate {rate:g}/s)",
                               most, "", f"<= {rate:g}" if judged else "",
                               most <= rate if judged else None))  # fmt: skip
@@ -98,4 +98,24 @@ def render_campaigns(report: dict[str, Any]) -> list[str]:
         if "killed_at_s" in k:
             line += f"; worker killed at {k['killed_at_s']} s, restarted {k['restarted_at_s']} s"
         lines.append(line)
+        if (granted := k.get("granted")) is not None:
+            lines.append(
+                f"{sid} rate + 1 requests spanned at least {k.get('closest_span_s')} s at the"
+                f" stand-in, {granted['closest_span_s']} s as Postgres granted them"
+                f" ({granted['grants']} grants)"
+            )
+        for name, cost in (k.get("acquire_cost") or {}).items():
+            if name == "error":
+                lines.append(f"{sid} acquire costs: FAILED: {cost[:100]}")
+                continue
+            seq, top, quiet = cost["sequential"], cost["one_lane_ceiling"], cost["quiet"]
+            lines.append(
+                f"{sid} one acquire on {name}, quiet lanes: p50 {quiet['p50_us']} us, CPU"
+                f" {quiet['driver_cpu_us_per_acquire']} us the driver's +"
+                f" {quiet['storage_cpu_us_per_acquire']} us {name}'s; a busy lane (~1 s of grants):"
+                f" p50 {seq['p50_us']} us, p99 {seq['p99_us']} us,"
+                f" CPU {seq['driver_cpu_us_per_acquire']} us the driver's +"
+                f" {seq['storage_cpu_us_per_acquire']} us {name}'s; one lane's ceiling"
+                f" {top['per_s']:,}/s ({top['tasks']} tasks)"
+            )
     return ["campaigns (issue 14):", *(f"  {line}" for line in lines)] if lines else []

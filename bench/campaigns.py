@@ -6,7 +6,9 @@ with --quick), ``leadmail serve`` sending while another account's sends are meas
 K3: ``leadmail serve --no-worker`` and two ``leadmail worker`` (Resend, a modest rate, the
 stand-in slow enough that batches are at the provider when) one is killed with SIGKILL
 mid-campaign and started again. K4: two workers at 10 requests/s x 10, sharing the Redis
-limiter. Each is timed from ``POST /api/v1/campaigns`` to the poll that sees ``done``;
+limiter. K5: K4 with no Redis, the rate kept in the Postgres both workers share; then what
+one acquire of the limiter costs on Postgres and on Redis (bench/limiter_cost.py). Each is
+timed from ``POST /api/v1/campaigns`` to the poll that sees ``done``;
 who was delivered to, how often, and when, is counted at the stand-in.
 """
 
@@ -21,10 +23,12 @@ from typing import Any
 from tests.support.moments import most_in_any
 
 from bench.campaign_load import SendLoad, rates
-from bench.campaign_rig import FINISHED, Rig, campaign_rig, other_account_key
+from bench.campaign_rig import FINISHED, Rig, campaign_rig, other_account_key, stop_workers
 from bench.common import log
 from bench.cpu import rss_mb
 from bench.lead_files import Sampler
+from bench.limiter_cost import acquire_costs, closest_span, granted_span
+from leadmail.domain.pacing import email_lane
 
 POLL_S = 0.1
 
@@ -41,6 +45,7 @@ class CampaignScenario:
     workers: int = 0  # 0: leadmail serve sends; else serve --no-worker and these
     kill: bool = False  # SIGKILL a worker once a third is sent, then start it again
     send_load: bool = False  # another account's sends measured meanwhile (K2)
+    acquire_cost: bool = False  # then the limiter's cost per acquire, Postgres and Redis (K5)
     deadline_s: float = 900.0  # then the campaign is cancelled and the scenario reported
 
 
@@ -60,6 +65,10 @@ def campaign_scenarios(redis_url: str) -> list[CampaignScenario]:
                          2_000, 2_000, 0.05,
                          {**shared, "EMAIL_RATE": "10", "EMAIL_BATCH": "10"},
                          workers=2, deadline_s=180),
+        CampaignScenario("K5", "2 workers, Postgres limiter (no Redis), 10 req/s x 10",
+                         "resend", 2_000, 2_000, 0.05,
+                         {"EMAIL_RATE": "10", "EMAIL_BATCH": "10"},
+                         workers=2, deadline_s=180, acquire_cost=True),
     ]  # fmt: skip
 
 
@@ -77,7 +86,7 @@ def run_campaigns(
         if scenario.id not in selected:
             continue
         try:
-            found[scenario.id] = run_one(scenario, postgres_url, env, cpus, quick)
+            found[scenario.id] = run_one(scenario, postgres_url, redis_url, env, cpus, quick)
         except (RuntimeError, OSError, ValueError, KeyError) as e:
             log(f"{scenario.id} failed: {e}")
             found[scenario.id] = {"title": scenario.title, "error": str(e)[:2000]}
@@ -85,8 +94,8 @@ def run_campaigns(
 
 
 def run_one(
-    s: CampaignScenario, postgres_url: str, env: dict[str, str], cpus: tuple[int, int],
-    quick: bool,
+    s: CampaignScenario, postgres_url: str, redis_url: str, env: dict[str, str],
+    cpus: tuple[int, int], quick: bool,
 ) -> dict[str, Any]:  # fmt: skip
     leads = s.quick_leads if quick else s.leads
     settings = {"EMAIL_PROVIDER": s.provider, **s.settings}
@@ -99,6 +108,11 @@ def run_one(
         ) as (rig, tally),
     ):  # fmt: skip
         result = drive(s, rig, env, leads)
+        if s.acquire_cost:  # the campaign done, on its database
+            stop_workers(rig)
+            rate = int(s.settings["EMAIL_RATE"])
+            result["granted"] = granted_span(rig.db_url, email_lane(s.provider), rate)
+            result["acquire_cost"] = acquire_costs(rig.db_url, redis_url)
     return {**result, **delivered(s, leads, tally, result)}
 
 
@@ -191,6 +205,8 @@ def delivered(
         # Jitter after the acquire (claim, render, store) bunches requests at the stand-in
         # within a second; over longer windows the rate shows through it.
         "max_requests_in": {f"{w}s": most_in_any(times, w) for w in (1.0, 2.0, 5.0)},
+        # From one request to the rate-th after it: under 1 s, a second held one too many.
+        "closest_span_s": closest_span(times, int(rate)) if rate else None,
         "rate_per_s": rate or None,
         "first_request_after_s": round(times[0] - result["started_monotonic"], 2)
         if times

@@ -23,9 +23,10 @@ from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
+from leadmail.adapters.db.rate_limits import PostgresLimitStorage
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.http.app import build_app
-from leadmail.adapters.limits.factory import rate_limiter_for, warn_if_rate_per_process
+from leadmail.adapters.limits.factory import rate_limiter_for
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
@@ -116,11 +117,14 @@ class Adapters:
             connect_timeout=settings.db_connect_timeout,
             command_timeout=settings.db_command_timeout,
         )
+        postgres = database.kind == "postgres"
         keys: ApiKeyStore = PiccoloApiKeyStore(database)
-        if serving and database.kind == "postgres" and settings.key_cache_seconds > 0:
+        if serving and postgres and settings.key_cache_seconds > 0:
             keys = CachedApiKeyStore(
                 keys, database.connect_dedicated, max_age=settings.key_cache_seconds
             )
+        # The provider's rate across every process: in Redis when set, else in Postgres.
+        limits = PostgresLimitStorage(database) if postgres else None
         return cls(
             leads=PiccoloLeadRepository(database),
             keys=keys,
@@ -133,8 +137,8 @@ class Adapters:
             ),
             imports=PiccoloLeadImportRepository(database),
             # Postgres: any server's worker takes a job; SQLite: one server, in process.
-            jobs=PgQueuerJobQueue(database) if database.kind == "postgres" else InProcessJobQueue(),
-            limiter=rate_limiter_for(settings),
+            jobs=PgQueuerJobQueue(database) if postgres else InProcessJobQueue(),
+            limiter=rate_limiter_for(settings, limits),
             campaigns=PiccoloCampaignRepository(database),
             recipients=PiccoloRecipientRepository(database),
             database=database,
@@ -228,7 +232,6 @@ def create_app(
                     "console_email_provider",
                     detail="LEADMAIL_EMAIL_PROVIDER is console: emails are logged, NOT delivered",
                 )
-            warn_if_rate_per_process(settings)
             shared = adapters.database is not None and adapters.database.kind == "postgres"
             jobs = running_jobs(adapters.jobs, services, shared=shared) if run_jobs else None
             async with jobs or contextlib.nullcontext():

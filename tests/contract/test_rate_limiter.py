@@ -1,33 +1,43 @@
 """The RateLimiter contract (ports/rate_limits.py) on its real storages, in real time: the
-`limits` package's moving windows in this process's memory, and in the machine's Redis.
+`limits` package's moving windows in this process's memory and in the machine's Redis, and
+the grants and holds in Postgres (adapters/db/rate_limits.py).
 
-"Workers" are limiter instances: on Redis each has its own connection pool, as separate
-processes would, and they share the counts and holds through Redis; in memory, tasks of
-one process share its one limiter. A request's moment is when acquire() returned; the
-windows checked are 0.9 s rather than 1 s so that a return delayed on a busy machine
-cannot fail a test, while a limiter that let a burst through still would.
+"Workers" are limiter instances: on Redis each has its own connection pool, and on Postgres
+each its own Database (its own pool), as separate processes would, and they share the
+counts and holds through Redis or the database; in memory, tasks of one process share its
+one limiter. A request's moment is when acquire() returned; the windows checked are 0.9 s
+rather than 1 s so that a return delayed on a busy machine cannot fail a test, while a
+limiter that let a burst through still would.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import socket
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import pytest
 import redis.asyncio
 
+from leadmail.adapters.db.database import Database
+from leadmail.adapters.db.rate_limits import KEPT_SECONDS, PostgresLimitStorage
 from leadmail.adapters.limits.lanes import LaneLimiter
 from leadmail.adapters.limits.storage import rate_limiter_from
+from leadmail.domain.pacing import MAX_WINDOW_SECONDS, SPACING
 from leadmail.ports.rate_limits import LimiterUnavailable
+from tests.e2e.tcp_proxy import tcp_proxy
 from tests.redis_server import keys_deleted, new_prefix
 
 LANE = "email:resend"
 SLACK = 0.1  # how late acquire() may return on a busy machine, inside a window
 LATE = 0.5  # how late a wait may end on a busy machine (a bound on slowness only)
 NO_WAIT = 0.5  # a call that had not to wait (waiting is for a window: 1 s or more)
+WORKERS = 3  # the most limiters ("workers") a test makes: one Database each on Postgres
 
 
 @dataclass
@@ -38,6 +48,7 @@ class Storage:
     make: Callable[[Mapping[str, float]], LaneLimiter]
     client: redis.asyncio.Redis | None = None  # the test's own look into Redis
     prefix: str = ""
+    database: Database | None = None  # the test's own look into Postgres
     made: list[LaneLimiter] = field(default_factory=list)
     _shared: LaneLimiter | None = None
 
@@ -50,23 +61,110 @@ class Storage:
         self._shared = limiter
         return limiter
 
+    async def leftovers(self) -> int:
+        """What the storage keeps (Redis keys, Postgres rows); 0 in memory."""
+        if self.client is not None:
+            return len([key async for key in self.client.scan_iter(match=f"{self.prefix}:*")])
+        if self.database is not None:
+            return len(await grants(self.database)) + len(await holds(self.database))
+        return 0
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
-async def storage(request: pytest.FixtureRequest) -> AsyncIterator[Storage]:
-    if request.param == "memory":
-        subject = Storage("memory", lambda rates: rate_limiter_from("", rates))
+
+@pytest.fixture(
+    params=[
+        "memory",
+        pytest.param("redis", marks=pytest.mark.redis),
+        pytest.param("postgres", marks=pytest.mark.postgres),
+    ]
+)
+def where(request: pytest.FixtureRequest) -> tuple[str, str]:
+    """The storage's kind and URL. (A plain fixture: the session's async Postgres fixture
+    cannot be set up on demand from inside a running async one.)"""
+    kind: str = request.param
+    if kind == "memory":
+        return kind, ""
+    return kind, request.getfixturevalue("redis_url" if kind == "redis" else "postgres_url")
+
+
+@pytest.fixture
+async def storage(where: tuple[str, str]) -> AsyncIterator[Storage]:
+    async with storage_of(*where) as subject:
         yield subject
-    else:
-        url: str = request.getfixturevalue("redis_url")
-        prefix = new_prefix()
-        async with keys_deleted(url, prefix) as client:
-            subject = Storage(
-                "redis", lambda rates: rate_limiter_from(url, rates, key_prefix=prefix)
-            )
+
+
+@pytest.fixture
+async def postgres(postgres_url: str) -> AsyncIterator[Storage]:
+    """The Postgres storage alone, for what only it keeps (rows, on the database's clock)."""
+    async with storage_of("postgres", postgres_url) as subject:
+        yield subject
+
+
+@contextlib.asynccontextmanager
+async def storage_of(kind: str, url: str) -> AsyncIterator[Storage]:
+    async with contextlib.AsyncExitStack() as stack:
+        if kind == "memory":
+            subject = Storage(kind, lambda rates: rate_limiter_from("", rates))
+        elif kind == "redis":
+            prefix = new_prefix()
+            client = await stack.enter_async_context(keys_deleted(url, prefix))
+            subject = Storage(kind, lambda rates: rate_limiter_from(url, rates, key_prefix=prefix))
             subject.client, subject.prefix = client, prefix
+        else:
+            databases = [
+                await stack.enter_async_context(rate_database(url)) for _ in range(WORKERS)
+            ]
+            turn = itertools.count()
+
+            def make(rates: Mapping[str, float]) -> LaneLimiter:
+                database = databases[next(turn) % WORKERS]
+                return rate_limiter_from("", rates, shared=PostgresLimitStorage(database))
+
+            subject = Storage(kind, make, database=databases[0])
+        try:
             yield subject
-    for limiter in subject.made:
-        await limiter.close()
+        finally:
+            for limiter in subject.made:
+                await limiter.close()
+
+
+@contextlib.asynccontextmanager
+async def rate_database(url: str) -> AsyncIterator[Database]:
+    """A pool of its own on the session's migrated database, the limiter's rows cleared
+    before and after (the tests use the same lanes)."""
+    async with Database.from_url(url, pool_min=4, pool_max=4).running() as database:
+        await cleared(database)
+        try:
+            yield database
+        finally:
+            await cleared(database)
+
+
+async def cleared(database: Database) -> None:
+    assert database.pool is not None
+    await database.pool.execute("DELETE FROM rate_grants")
+    await database.pool.execute("DELETE FROM rate_holds")
+
+
+async def grants(database: Database, lane: str = "") -> list[tuple[float, int]]:
+    """The lane's grants (every lane's when none is named): their age in seconds on the
+    database's clock, and their cost."""
+    assert database.pool is not None
+    rows = await database.pool.fetch(
+        "SELECT extract(epoch FROM clock_timestamp() - granted_at)::float8 AS age, cost"
+        " FROM rate_grants WHERE $1 = '' OR lane = $1 ORDER BY granted_at",
+        lane,
+    )
+    return [(row["age"], row["cost"]) for row in rows]
+
+
+async def holds(database: Database) -> dict[str, float]:
+    """Each held lane's hold, in seconds from now (negative when over)."""
+    assert database.pool is not None
+    rows = await database.pool.fetch(
+        "SELECT lane, extract(epoch FROM held_until - clock_timestamp())::float8 AS left"
+        " FROM rate_holds"
+    )
+    return {row["lane"]: row["left"] for row in rows}
 
 
 async def acquisitions(workers: list[LaneLimiter], count: int, lane: str = LANE) -> list[float]:
@@ -97,8 +195,7 @@ async def test_an_unlimited_lane_never_waits_and_counts_nothing(storage: Storage
     moments = await acquisitions([worker], 200)
 
     assert moments[-1] < 1.0  # 2 a second would take 100 s; one round trip each on Redis
-    if storage.client is not None:
-        assert [key async for key in storage.client.scan_iter(match=f"{storage.prefix}:*")] == []
+    assert await storage.leftovers() == 0
 
 
 @pytest.mark.parametrize("workers", [1, 3])
@@ -242,3 +339,81 @@ async def test_a_redis_that_does_not_answer_is_the_limiters_error() -> None:
         await limiter.close()
 
     assert "hunter2" not in str(caught.value)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(("rate", "windows"), [(5.0, {1.0: 5}), (2.5, {1.0: 3, 2.0: 5})])
+async def test_postgres_grants_keep_the_rate_exactly_on_the_databases_clock(
+    postgres: Storage, rate: float, windows: dict[float, int]
+) -> None:
+    # Three pools, tasks of all three at once: the grants as the database stamped them
+    # (no delay of a return in them, so no slack) never exceed the rate in any window,
+    # nor in one SPACING longer (what keeps the requests' jitter from bunching them).
+    assert postgres.database is not None
+    team = [postgres.worker({LANE: rate}) for _ in range(WORKERS)]
+
+    await acquisitions(team, 12)
+
+    stamped = await grants(postgres.database, LANE)
+    assert len(stamped) == 12
+    moments = [-age for age, _ in stamped]
+    for seconds, most in windows.items():
+        assert most_in_any(moments, seconds + SPACING) <= most
+
+
+@pytest.mark.postgres
+async def test_postgres_prunes_grants_older_than_the_longest_window(postgres: Storage) -> None:
+    assert postgres.database is not None
+    worker = postgres.worker({LANE: 3.0, "email:postmark": 3.0})
+    await acquisitions([worker], 3)
+    await worker.acquire("email:postmark", cost=2)
+    assert postgres.database.pool is not None
+    # Every grant so far, older than any window is long.
+    assert KEPT_SECONDS >= MAX_WINDOW_SECONDS + SPACING
+    await postgres.database.pool.execute(
+        "UPDATE rate_grants SET granted_at = granted_at - make_interval(secs => $1::float8)",
+        float(KEPT_SECONDS),
+    )
+
+    moments = await acquisitions([worker], 3)  # the lane has its whole rate again
+
+    assert moments[-1] < NO_WAIT
+    assert [cost for _, cost in await grants(postgres.database, LANE)] == [1, 1, 1]
+    # Another lane's grants go when that lane is next counted.
+    assert [cost for _, cost in await grants(postgres.database, "email:postmark")] == [2]
+    await worker.acquire("email:postmark")
+    assert [cost for _, cost in await grants(postgres.database, "email:postmark")] == [1]
+
+
+@pytest.mark.postgres
+async def test_postgres_keeps_one_hold_per_lane_the_longest(postgres: Storage) -> None:
+    assert postgres.database is not None
+    first, second = postgres.worker({LANE: 2.0}), postgres.worker({LANE: 2.0})
+
+    await first.hold(LANE, 5.0)
+    await second.hold(LANE, 1.0)
+
+    held = await holds(postgres.database)
+    assert list(held) == [LANE]
+    assert 4.0 < held[LANE] <= 5.0
+
+
+@pytest.mark.postgres
+async def test_a_postgres_that_stops_answering_is_the_limiters_error(postgres_url: str) -> None:
+    parts = urlsplit(postgres_url)
+    with tcp_proxy(parts.hostname or "127.0.0.1", parts.port or 5432) as proxy:
+        through = parts._replace(netloc=f"{parts.username}@127.0.0.1:{proxy.port}").geturl()
+        database = Database.from_url(through, pool_min=1, pool_max=2, connect_timeout=2.0)
+        async with database.running():
+            limiter = rate_limiter_from("", {LANE: 2.0}, shared=PostgresLimitStorage(database))
+            await limiter.hold(LANE, 0.0)  # nothing to hold: no round trip
+            proxy.stop()
+
+            with pytest.raises(LimiterUnavailable):
+                await limiter.acquire(LANE)
+            with pytest.raises(LimiterUnavailable):
+                await limiter.hold(LANE, 1.0)
+            with pytest.raises(LimiterUnavailable):
+                await limiter.unheld(LANE)
+        with pytest.raises(LimiterUnavailable):  # closed: no pool to ask
+            await limiter.acquire(LANE)

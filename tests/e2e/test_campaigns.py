@@ -1,9 +1,10 @@
 """Campaigns sent by real ``leadmail worker`` processes beside ``leadmail serve --no-worker``
 on Postgres, through the provider stand-in: two workers share a campaign at the rate, and
-a 429 holds the lane for both; pause, resume, SIGTERM and cancel stop new requests within
-2 s; a worker killed with SIGKILL mid-campaign and started again leaves no recipient
-delivered twice (and, with Resend's idempotency keys, every one delivered once); on
-SQLite, ``worker`` and ``serve --no-worker`` refuse."""
+a 429 holds the lane for both, with Redis and without it (the rate kept in Postgres);
+pause, resume, SIGTERM and cancel stop new requests within 2 s; a worker killed with
+SIGKILL mid-campaign and started again leaves no recipient delivered twice (and, with
+Resend's idempotency keys, every one delivered once); on SQLite, ``worker`` and ``serve
+--no-worker`` refuse."""
 
 from __future__ import annotations
 
@@ -79,6 +80,45 @@ def test_two_workers_share_a_campaign_at_the_rate_and_a_429_holds_them_both(
     assert held == []  # no worker sent while the lane was held
     assert stderr_events(first.stderr() + second.stderr(), "campaign_lane_held") == 1
     assert f"{leads} sent" in status.stdout
+
+
+@pytest.mark.postgres
+def test_without_redis_two_workers_keep_the_rate_in_every_second_and_both_obey_a_429(
+    database: str, tmp_path: Path
+) -> None:
+    # The rate kept in the Postgres both workers share (no LEADMAIL_REDIS_URL): at 2
+    # requests/s, no second at the stand-in sees a third, where a rate kept per worker
+    # sends 4 in a second. 30 requests: about 15 s at the rate, the 429's hold besides.
+    rate, batch, leads = 2, 2, 60
+    with campaign_rig(
+        database, tmp_path, "resend", latency=0.02, EMAIL_RATE=str(rate),
+        EMAIL_BATCH=str(batch),
+    ) as rig, rig.worker("first") as first, rig.worker("second") as second:  # fmt: skip
+        assert "LEADMAIL_REDIS_URL" not in rig.env
+        emails = rig.leads(leads)
+        campaign_id = rig.create()
+        deadline = time.monotonic() + 10
+        while not all(stderr_events(w.stderr(), "campaign_sending") for w in (first, second)):
+            assert time.monotonic() < deadline, "a worker never joined the campaign"
+            time.sleep(0.05)
+        rig.wait_for_requests(4)  # both sending, the lane full
+        rig.standin.fail_next(1, status=429, retry_after=1)
+        done = rig.wait_for(campaign_id, "done")
+
+    assert sorted(rig.delivered()) == sorted(emails)
+    assert set(rig.delivered().values()) == {1}
+    assert done["counts"]["sent"] == leads
+    requests = rig.standin.requests
+    times = [r.received_at for r in requests]
+    assert len(times) == leads // batch + 1  # the throttled one, sent again after its hold
+    assert most_in_any(times, 1.0) <= rate
+    assert max(times) - min(times) >= len(times) / rate - 1  # a rate per worker: half that
+    [throttled] = [r for r in requests if r.answer == "429"]
+    held = [t for t in times if throttled.received_at + 0.2 < t < throttled.received_at + 0.95]
+    assert held == []  # neither worker sent while the lane was held
+    assert stderr_events(first.stderr() + second.stderr(), "campaign_lane_held") == 1
+    for worker in (first, second):
+        assert "email_rate_per_process" not in worker.stderr()
 
 
 @pytest.mark.postgres

@@ -14,6 +14,7 @@ from tests.integration.test_migrations import (
     CAMPAIGN_MIGRATIONS,
     IMPORT_MIGRATIONS,
     IMPORT_TABLES,
+    LIMITER_MIGRATIONS,
     QUEUE_TABLES,
     EmptyDatabase,
     empty,
@@ -38,7 +39,9 @@ async def test_the_import_migrations_go_back_and_forth(empty: EmptyDatabase) -> 
     assert not set(await applied_migrations(empty.database)) & set(IMPORT_MIGRATIONS)
     assert not (await empty.schema()).tables & (IMPORT_TABLES | QUEUE_TABLES)
     # Those after them (campaigns) were undone and come back too.
-    assert await migrate(empty.database) == sorted([*IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS])
+    assert await migrate(empty.database) == sorted(
+        [*IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS, *LIMITER_MIGRATIONS]
+    )
     assert (await empty.schema()).tables >= IMPORT_TABLES
 
 

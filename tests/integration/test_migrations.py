@@ -60,6 +60,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_24t14_35_55_979221_campaigns as campaigns,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_26t16_40_00_000000_rate_limits as rate_limits,
+)
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.templates import TemplateSource
@@ -74,6 +77,8 @@ TAG_MIGRATIONS = sorted([tags_and_fields.ID, tags_index.ID])
 IMPORT_MIGRATIONS = sorted([lead_imports.ID, lead_import_indexes.ID, job_queue.ID])
 # Campaigns and their recipients (tables and indexes in one migration).
 CAMPAIGN_MIGRATIONS = [campaigns.ID]
+# The rate limiter's grants and holds (Postgres only: SQLite records it and does nothing).
+LIMITER_MIGRATIONS = [rate_limits.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -85,6 +90,7 @@ MAIL_MIGRATIONS = sorted(
         *TAG_MIGRATIONS,
         *IMPORT_MIGRATIONS,
         *CAMPAIGN_MIGRATIONS,
+        *LIMITER_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -96,6 +102,7 @@ RENAME_MIGRATIONS = sorted(
         *TAG_MIGRATIONS,
         *IMPORT_MIGRATIONS,
         *CAMPAIGN_MIGRATIONS,
+        *LIMITER_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -104,6 +111,7 @@ MAIL_TABLES = {"templates", "messages", "idempotency_keys"}
 IMPORT_TABLES = {"lead_imports", "lead_import_chunks", "lead_import_errors"}
 QUEUE_TABLES = {"pgqueuer", "pgqueuer_log", "pgqueuer_statistics", "pgqueuer_schedules"}
 CAMPAIGN_TABLES = {"campaigns", "campaign_recipients"}
+LIMITER_TABLES = {"rate_grants", "rate_holds"}  # Postgres only
 OUR_TABLES = LEAD_TABLES | MAIL_TABLES | IMPORT_TABLES | CAMPAIGN_TABLES
 LEAD_COLUMNS = {
     "lead_id",
@@ -273,7 +281,7 @@ def assert_migrated(schema: Schema) -> None:
 
 
 def assert_rolled_back(schema: Schema) -> None:
-    assert not schema.tables & (OUR_TABLES | QUEUE_TABLES)
+    assert not schema.tables & (OUR_TABLES | QUEUE_TABLES | LIMITER_TABLES)
     assert not schema.indexes.keys() & (LEAD_INDEXES | MAIL_INDEXES)
 
 
@@ -425,7 +433,7 @@ class TestTagsAndFieldsMigrations:
         )
 
         assert await migrate(empty.database) == sorted(
-            [*TAG_MIGRATIONS, *IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS]
+            [*TAG_MIGRATIONS, *IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS, *LIMITER_MIGRATIONS]
         )
 
         leads = PiccoloLeadRepository(empty.database)
@@ -438,3 +446,31 @@ class TestTagsAndFieldsMigrations:
         else:
             assert TAGS_INDEX not in schema.indexes
         await assert_usable(empty.database)
+
+
+async def test_the_limiter_tables_are_postgres_only_and_go_back_and_forth(
+    empty: EmptyDatabase,
+) -> None:
+    postgres = empty.database.kind == "postgres"
+    await migrate(empty.database)
+    assert (await empty.schema()).tables & LIMITER_TABLES == (LIMITER_TABLES if postgres else set())
+    assert await rate_take_exists(empty) is postgres
+
+    await rollback_all(empty.database, down_to=LIMITER_MIGRATIONS[0])
+
+    assert not (await empty.schema()).tables & LIMITER_TABLES
+    assert not await rate_take_exists(empty)
+    assert (await empty.schema()).tables >= CAMPAIGN_TABLES  # what came before stays
+    assert await migrate(empty.database) == LIMITER_MIGRATIONS
+    assert await rate_take_exists(empty) is postgres
+
+
+async def rate_take_exists(empty: EmptyDatabase) -> bool:
+    if empty.database.kind != "postgres":
+        return False
+    connection = await asyncpg.connect(empty.url)
+    try:
+        found = await connection.fetchval("SELECT to_regproc('rate_take') IS NOT NULL")
+    finally:
+        await connection.close()
+    return bool(found)

@@ -1,14 +1,19 @@
 """LEADMAIL_EMAIL_RATE, LEADMAIL_EMAIL_BATCH and LEADMAIL_REDIS_URL: read, defaulted from
-the provider registry, refused with the variable named."""
+the provider registry, refused with the variable named; where the rate is kept (Redis when
+set, else the database every process shares, else this process)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
 import pytest
 
-from leadmail.adapters.limits.factory import rate_per_process
+from leadmail.adapters.limits.factory import rate_limiter_for
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
 from leadmail.config import ConfigError, Settings
-from leadmail.domain.pacing import EmailPacing
+from leadmail.domain.pacing import EmailPacing, Window
+from leadmail.ports.rate_limits import LimiterUnavailable, LimitStorage
 
 POSTGRES = "postgresql://leadmail@db:5432/leadmail"
 
@@ -125,25 +130,50 @@ def test_settings_never_show_the_redis_url() -> None:
     assert "hunter2" not in repr(settings)
 
 
-@pytest.mark.parametrize(
-    ("database", "rate", "redis", "per_process"),
-    [
-        (POSTGRES, "2", "", True),  # several processes could each send at 2/s
-        (POSTGRES, "2", "redis://cache:6379/0", False),
-        (POSTGRES, "0", "", False),  # unlimited: nothing to share
-        ("sqlite:///./leadmail.db", "2", "", False),  # one process sends on SQLite
-    ],
-)
-def test_when_the_rate_would_hold_per_process(
-    database: str, rate: str, redis: str, per_process: bool
-) -> None:
+@dataclass
+class RecordedStorage(LimitStorage):
+    """A shared storage that grants every take and holds nothing, and records each call."""
+
+    calls: list[tuple[str, ...]] = field(default_factory=list)
+
+    async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float | None:
+        self.calls.append(("take", lane, *(f"{w.amount}/{w.seconds}s" for w in windows)))
+        return None
+
+    async def remaining(self, lane: str) -> float:
+        self.calls.append(("remaining", lane))
+        return 0.0
+
+    async def extend(self, lane: str, seconds: float) -> None:
+        self.calls.append(("extend", lane, f"{seconds:g}"))
+
+
+async def test_without_redis_the_rate_and_holds_are_kept_in_the_shared_database() -> None:
+    # bootstrap hands over the Postgres storage: every process counts there.
+    shared = RecordedStorage()
+    settings = Settings.from_env(env_for("resend", DATABASE_URL=POSTGRES))
+    limiter = rate_limiter_for(settings, shared)
+
+    await limiter.acquire("email:resend")
+    await limiter.hold("email:resend", 1.5)
+
+    assert shared.calls == [
+        ("remaining", "email:resend"),
+        ("take", "email:resend", "2/1s"),  # Resend's default rate
+        ("extend", "email:resend", "1.5"),
+    ]
+
+
+async def test_redis_when_set_keeps_them_rather_than_the_database() -> None:
+    shared = RecordedStorage()
     settings = Settings.from_env(
-        env_for("resend", DATABASE_URL=database, EMAIL_RATE=rate, REDIS_URL=redis)
+        env_for("resend", DATABASE_URL=POSTGRES, REDIS_URL="redis://127.0.0.1:1/0")
     )
+    limiter = rate_limiter_for(settings, shared)
+    try:
+        with pytest.raises(LimiterUnavailable):  # the (closed) Redis was asked
+            await limiter.acquire("email:resend")
+    finally:
+        await limiter.close()
 
-    assert rate_per_process(settings) is per_process
-
-
-def test_resends_default_rate_on_postgres_without_redis_holds_per_process() -> None:
-    assert rate_per_process(Settings.from_env(env_for("resend", DATABASE_URL=POSTGRES)))
-    assert not rate_per_process(Settings.from_env(env_for("postmark", DATABASE_URL=POSTGRES)))
+    assert shared.calls == []

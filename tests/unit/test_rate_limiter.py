@@ -1,6 +1,7 @@
 """The rate limiter's own logic (adapters/limits/lanes.py) on a fake clock: when it waits,
 for how long, and holds. What is counted is scripted here; the `limits` package's moving
-windows are held to the rates by the contract tests (tests/contract/test_rate_limiter.py)."""
+windows are held to the rates by the contract tests (tests/contract/test_rate_limiter.py),
+here only the spacing of their refusals."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import pytest
+from limits.aio.storage import MemoryStorage
 
-from leadmail.adapters.limits.lanes import MIN_WAIT, SPACING, Counts, LaneLimiter, MemoryHolds
-from leadmail.domain.pacing import Window
-from leadmail.ports.rate_limits import LimiterUnavailable
+from leadmail.adapters.limits.lanes import MIN_WAIT, LaneLimiter, MemoryHolds
+from leadmail.adapters.limits.storage import LimitsCounts
+from leadmail.domain.pacing import SPACING, Window
+from leadmail.ports.rate_limits import Counts, LimiterUnavailable
 
 LANE = "email:resend"
 
@@ -88,24 +91,32 @@ async def test_an_unlimited_or_unknown_lane_never_counts_or_waits(
     assert time.slept == []
 
 
-async def test_a_full_lane_waits_until_a_place_frees_and_the_spacing_then_tries_again() -> None:
+async def test_a_full_lane_waits_what_the_counts_say_then_tries_again() -> None:
+    # The wait the counts give has the spacing in it (below: the `limits` counts').
     time = FakeTime()
     counts = ScriptedCounts(time, 0.4, 0.25, None)
 
     await limiter(time, counts).acquire(LANE)
 
-    assert time.slept == [0.4 + SPACING, 0.25 + SPACING]
-    assert [round(at, 6) for at, *_ in counts.asked] == [100.0, 100.45, 100.75]
+    assert time.slept == [0.4, 0.25]
+    assert [round(at, 6) for at, *_ in counts.asked] == [100.0, 100.4, 100.65]
 
 
-async def test_a_place_freeing_now_is_tried_again_after_the_spacing_not_at_once() -> None:
-    # The counts said a place frees now, yet none was free: another process took it.
-    time = FakeTime()
-    counts = ScriptedCounts(time, 1e-9, None)
+@pytest.mark.parametrize("windows", [(Window(1, 1),), (Window(5, 2), Window(3, 1))])
+async def test_the_limits_counts_ask_again_the_spacing_after_a_place_frees(
+    windows: tuple[Window, ...],
+) -> None:
+    # Whole-second windows (memory, Redis): a refused request is tried again no sooner
+    # than SPACING after the place it takes frees, never the moment it frees.
+    counts = LimitsCounts(MemoryStorage())
+    amount = min(w.amount for w in windows)
+    for _ in range(amount):
+        assert await counts.take(LANE, 1, windows) is None
 
-    await limiter(time, counts).acquire(LANE)
+    wait = await counts.take(LANE, 1, windows)
 
-    assert time.slept == [1e-9 + SPACING]
+    assert wait is not None
+    assert 0.9 < wait - SPACING <= 1.0  # the first grant leaves the 1 s window at 1 s
 
 
 async def test_a_refusal_whose_place_frees_now_is_no_grant() -> None:
@@ -181,8 +192,8 @@ async def test_a_hold_that_comes_while_waiting_for_a_place_is_waited_out_too() -
 
     await subject.acquire(LANE)
 
-    assert time.slept == [0.5 + SPACING, 4.0]
-    assert [at for at, *_ in counts.asked] == [100.0, 104.55]
+    assert time.slept == [0.5, 4.0]
+    assert [at for at, *_ in counts.asked] == [100.0, 104.5]
 
 
 @pytest.mark.parametrize("seconds", [-1.0, float("nan"), float("inf")])

@@ -12,7 +12,6 @@ import sys
 
 import structlog
 
-from leadmail.adapters.limits.factory import warn_if_rate_per_process
 from leadmail.background import running_jobs
 from leadmail.bootstrap import Adapters, wire
 from leadmail.collector import settle_collector
@@ -52,7 +51,6 @@ async def _work(settings: Settings) -> None:
     async with adapters.opened(apply_migrations=settings.migrate_on_start):
         services = wire(adapters, settings)
         await services.templates.sync()
-        warn_if_rate_per_process(settings)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):

@@ -3,12 +3,19 @@
 A lane is a name (``email:resend``: see domain/pacing.email_lane); its rate is set when
 the limiter is built. The same storage serves other lanes (later: API rate limits), so
 lanes are the only thing that keeps their counts apart.
+
+The limiter (adapters/limits) decides when to wait; what it counts and holds is kept by a
+storage (Counts and Holds, below): this process's memory and Redis in adapters/limits,
+Postgres in adapters/db. Adapters do not import each other, so the storage's contract is
+a port, which both sides import.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
+from leadmail.domain.pacing import Window
 from leadmail.ports.errors import PortError
 
 
@@ -44,3 +51,32 @@ class RateLimiter(Protocol):
     async def close(self) -> None:
         """Give back the storage's connections (once, at shutdown)."""
         ...
+
+
+class Counts(Protocol):
+    """The requests counted on each lane, in moving windows, shared by every limiter that
+    uses the same storage."""
+
+    async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float | None:
+        """Count ``cost`` requests on ``lane`` if they fit every window now and return
+        None; else count nothing and return the seconds to wait before asking again: until
+        a place frees in a window that is full, and the spacing after it
+        (domain/pacing.SPACING); 0 when one frees now (ask again). The check and the count
+        are one step: two takers never both get the last place."""
+        ...
+
+
+class Holds(Protocol):
+    """Until when each lane is held, for every limiter that uses the same storage."""
+
+    async def remaining(self, lane: str) -> float:
+        """Seconds the hold on ``lane`` still has; 0 when there is none."""
+        ...
+
+    async def extend(self, lane: str, seconds: float) -> None:
+        """Hold ``lane`` ``seconds`` from now, unless it is held longer already."""
+        ...
+
+
+class LimitStorage(Counts, Holds, Protocol):
+    """Counts and holds kept in one place (a database every process shares)."""

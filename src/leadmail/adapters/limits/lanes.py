@@ -1,8 +1,9 @@
 """The RateLimiter's own logic: when to wait, for how long, and holds.
 
-What is counted, and where, is the Counts' (storage.py: the `limits` package's moving
-window, in memory or Redis); where holds are kept is the Holds'. This module only decides,
-so the tests drive it with a fake clock.
+What is counted, and where, is the Counts' (ports/rate_limits.py; storage.py: the `limits`
+package's moving window, in memory or Redis; adapters/db/rate_limits.py: Postgres); where
+holds are kept is the Holds'. This module only decides, so the tests drive it with a fake
+clock.
 """
 
 from __future__ import annotations
@@ -11,43 +12,15 @@ import asyncio
 import contextlib
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from typing import Protocol
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 
 from leadmail.domain.pacing import Window, windows_for
-from leadmail.ports.rate_limits import LimiterUnavailable, RateLimiter
+from leadmail.ports.rate_limits import Counts, Holds, LimiterUnavailable, RateLimiter
 
 # Never wait less than this between two tries on a full lane: the storage said a place
-# frees now, yet another process may have taken it; a try costs a round trip to Redis.
+# frees now, yet another process may have taken it; a try costs a round trip to Redis
+# or Postgres.
 MIN_WAIT = 0.001
-# A request refused for a full lane tries again this long after a place frees. A request
-# leaves its process some milliseconds after its grant is counted (the count is stamped
-# before its round trip to Redis; then the send), and those milliseconds differ from one
-# request to the next: without a margin, a request could reach the provider less than a
-# second after the one whose place it took (bench K4 saw 11 in a second for 10).
-SPACING = 0.05
-
-
-class Counts(Protocol):
-    """The requests counted on each lane, in moving windows."""
-
-    async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float | None:
-        """Count ``cost`` requests on ``lane`` if they fit every window now and return
-        None; else count nothing and return the seconds until a place frees in a window
-        that is full (0 when one frees now: ask again)."""
-        ...
-
-
-class Holds(Protocol):
-    """Until when each lane is held."""
-
-    async def remaining(self, lane: str) -> float:
-        """Seconds the hold on ``lane`` still has; 0 when there is none."""
-        ...
-
-    async def extend(self, lane: str, seconds: float) -> None:
-        """Hold ``lane`` ``seconds`` from now, unless it is held longer already."""
-        ...
 
 
 class MemoryHolds(Holds):
@@ -117,7 +90,7 @@ class LaneLimiter(RateLimiter):
                     until_free = await self._counts.take(lane, cost, windows)
                     if until_free is None:  # counted
                         return
-                    wait = until_free + SPACING if until_free > 0 else 0.0
+                    wait = until_free  # (with the storage's spacing: domain/pacing.SPACING)
             await self._sleep(max(wait, MIN_WAIT))
 
     async def unheld(self, lane: str) -> None:

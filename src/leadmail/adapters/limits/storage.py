@@ -1,4 +1,5 @@
-"""Where the limiter keeps its counts and holds: this process's memory, or Redis.
+"""Where the limiter keeps its counts and holds: this process's memory, or Redis (Postgres
+is adapters/db/rate_limits.py's).
 
 Counts are the `limits` package's moving windows (MovingWindowRateLimiter): a list of
 timestamps per lane and window, checked and added to in one step (a Lua script on Redis),
@@ -21,8 +22,10 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from limits.errors import StorageError
 from redis.exceptions import RedisError
 
-from leadmail.adapters.limits.lanes import Counts, Holds, LaneLimiter, MemoryHolds
-from leadmail.domain.pacing import Window
+from leadmail.adapters.limits.lanes import LaneLimiter, MemoryHolds
+from leadmail.domain.pacing import SPACING, Window
+from leadmail.ports.errors import StorageUnavailable
+from leadmail.ports.rate_limits import Counts, Holds, LimitStorage
 
 DEFAULT_PREFIX = "leadmail"
 REDIS_TIMEOUT_S = 5.0  # connecting, each command, and waiting for a free connection
@@ -62,7 +65,9 @@ class LimitsCounts(Counts):
 
     async def _until_free(self, item: RateLimitItemPerSecond, lane: str) -> float:
         stats = await self._limiter.get_window_stats(item, lane)
-        return max(stats.reset_time - time.time(), 0.0)  # the oldest entry's end
+        until_free = stats.reset_time - time.time()  # the oldest entry's end
+        # Whole-second windows: the spacing only delays the requests that were refused.
+        return until_free + SPACING if until_free > 0 else 0.0
 
 
 class RedisHolds(Holds):
@@ -83,12 +88,19 @@ class RedisHolds(Holds):
 
 
 def rate_limiter_from(
-    redis_url: str, rates: Mapping[str, float], *, key_prefix: str = DEFAULT_PREFIX
+    redis_url: str,
+    rates: Mapping[str, float],
+    *,
+    key_prefix: str = DEFAULT_PREFIX,
+    shared: LimitStorage | None = None,
 ) -> LaneLimiter:
     """A limiter of ``rates`` (requests per second per lane) kept in Redis at
-    ``redis_url`` (redis:// or rediss://), every key under ``key_prefix``; kept in this
-    process's memory when ``redis_url`` is empty. Connects at first use."""
+    ``redis_url`` (redis:// or rediss://), every key under ``key_prefix``; when
+    ``redis_url`` is empty, kept in ``shared`` (the database every process shares), else in
+    this process's memory. Connects at first use."""
     if not redis_url:
+        if shared is not None:  # the database's "cannot be reached" is the limiter's
+            return LaneLimiter(shared, shared, rates, errors=(StorageUnavailable,))
         return LaneLimiter(LimitsCounts(MemoryStorage()), MemoryHolds(), rates)
     if not redis_url.startswith(("redis://", "rediss://")):
         raise ValueError("a Redis URL starts with redis:// or rediss://")
