@@ -6,6 +6,8 @@ database is what failed."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,6 +18,7 @@ from litestar import Litestar
 from litestar.routes import HTTPRoute
 
 from leadmail.adapters.http.json_depth import MAX_JSON_DEPTH
+from leadmail.adapters.memory.jobs import InProcessJobQueue
 from leadmail.bootstrap import Adapters
 from leadmail.config import Settings
 from leadmail.domain.campaigns import CAMPAIGN_ID_PREFIX
@@ -24,6 +27,7 @@ from leadmail.domain.lead_imports import IMPORT_ID_PREFIX
 from leadmail.domain.leads import LEAD_ID_PREFIX
 from tests.api.campaign_support import campaign_body
 from tests.api.support import Api, open_api
+from tests.postgres import fresh_migrated_database
 from tests.support.envelope import CAMPAIGNS, LEADS, assert_error, assert_invalid
 
 PREFIXES = {
@@ -42,28 +46,35 @@ BODIES: dict[tuple[str, str], Any] = {
 
 
 @pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str | None:
-    """None: the memory adapters. (A plain fixture: the Postgres one is asked for here,
-    as tests/contract/conftest.py does.)"""
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str]:
+    """(kind, where): the Postgres server's URL, the SQLite file's, or none. (A plain
+    fixture: the Postgres one is asked for here, as tests/contract/conftest.py does.)"""
     if request.param == "postgres":
-        url: str = request.getfixturevalue("postgres_url")
-        return url
+        server: str = request.getfixturevalue("postgres_server")
+        return "postgres", server
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'leadmail.db'}"
-    return None
+        return "sqlite", f"sqlite:///{tmp_path / 'leadmail.db'}"
+    return "memory", ""
 
 
 @pytest.fixture
-async def stored_api(database_url: str | None) -> AsyncIterator[Api]:
-    """The app on the memory adapters, on SQLite, and on Postgres."""
-    if database_url is None:
+async def stored_api(database: tuple[str, str]) -> AsyncIterator[Api]:
+    """The app on the memory adapters, on SQLite, and on a Postgres database of its own
+    (the app writes its templates: not into the session's shared database). Jobs run in
+    process: these tests queue none."""
+    kind, where = database
+    if kind == "memory":
         async with open_api() as api:
             yield api
         return
-    settings = Settings(migrate_on_start=False, database_url=database_url)
-    adapters = Adapters.from_settings(settings)
-    async with adapters.opened(apply_migrations=True), open_api(adapters, settings) as api:
-        yield api
+    async with contextlib.AsyncExitStack() as stack:
+        url = where
+        if kind == "postgres":
+            url = await stack.enter_async_context(fresh_migrated_database(where))
+        settings = Settings(migrate_on_start=False, database_url=url)
+        adapters = dataclasses.replace(Adapters.from_settings(settings), jobs=InProcessJobQueue())
+        await stack.enter_async_context(adapters.opened(apply_migrations=True))
+        yield await stack.enter_async_context(open_api(adapters, settings))
 
 
 def routes(app: Litestar) -> list[tuple[str, str, Any]]:
