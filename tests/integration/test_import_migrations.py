@@ -11,6 +11,7 @@ from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.jobs import PgQueuerJobQueue
 from leadmail.adapters.db.migrate import applied_migrations, migrate, rollback_all
 from tests.integration.test_migrations import (
+    ATTEMPT_MIGRATIONS,
     CAMPAIGN_MIGRATIONS,
     IMPORT_MIGRATIONS,
     IMPORT_TABLES,
@@ -37,8 +38,10 @@ async def test_the_import_migrations_go_back_and_forth(empty: EmptyDatabase) -> 
 
     assert not set(await applied_migrations(empty.database)) & set(IMPORT_MIGRATIONS)
     assert not (await empty.schema()).tables & (IMPORT_TABLES | QUEUE_TABLES)
-    # Those after them (campaigns) were undone and come back too.
-    assert await migrate(empty.database) == sorted([*IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS])
+    # Those after them (campaigns, attempts) were undone and come back too.
+    assert await migrate(empty.database) == sorted(
+        [*IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS, *ATTEMPT_MIGRATIONS]
+    )
     assert (await empty.schema()).tables >= IMPORT_TABLES
 
 

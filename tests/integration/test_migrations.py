@@ -60,6 +60,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_24t14_35_55_979221_campaigns as campaigns,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_26t16_35_31_104860_lead_import_attempts as import_attempts,
+)
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.templates import TemplateSource
@@ -74,6 +77,8 @@ TAG_MIGRATIONS = sorted([tags_and_fields.ID, tags_index.ID])
 IMPORT_MIGRATIONS = sorted([lead_imports.ID, lead_import_indexes.ID, job_queue.ID])
 # Campaigns and their recipients (tables and indexes in one migration).
 CAMPAIGN_MIGRATIONS = [campaigns.ID]
+# A lead import's attempts (a column).
+ATTEMPT_MIGRATIONS = [import_attempts.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -85,6 +90,7 @@ MAIL_MIGRATIONS = sorted(
         *TAG_MIGRATIONS,
         *IMPORT_MIGRATIONS,
         *CAMPAIGN_MIGRATIONS,
+        *ATTEMPT_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -96,6 +102,7 @@ RENAME_MIGRATIONS = sorted(
         *TAG_MIGRATIONS,
         *IMPORT_MIGRATIONS,
         *CAMPAIGN_MIGRATIONS,
+        *ATTEMPT_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])

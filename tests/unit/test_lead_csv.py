@@ -17,6 +17,7 @@ from leadmail.domain.lead_csv import Columns, csv_text, export_header, export_ro
 from leadmail.domain.leads import Lead, LeadFields
 
 AT = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+LIMIT = 1 << 20
 
 
 async def _pieces(data: bytes, size: int) -> AsyncIterator[bytes]:
@@ -26,7 +27,7 @@ async def _pieces(data: bytes, size: int) -> AsyncIterator[bytes]:
 
 def read(data: bytes, size: int = 1 << 20) -> list[list[str]]:
     async def collect() -> list[list[str]]:
-        return [r async for chunk in records(_pieces(data, size)) for r in chunk]
+        return [r async for chunk in records(_pieces(data, size), LIMIT) for r in chunk]
 
     return asyncio.run(collect())
 
@@ -82,7 +83,7 @@ def test_delimiter_sniffed_from_the_header_outside_quotes() -> None:
 
 
 def test_the_splitter_holds_a_record_until_its_quotes_close() -> None:
-    splitter = RecordSplitter()
+    splitter = RecordSplitter(LIMIT)
 
     assert splitter.feed('a,"one\r\n') == []
     assert splitter.feed('two"\r\nb,c\r') == ['a,"one\r\ntwo"\r\n']

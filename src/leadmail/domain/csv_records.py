@@ -1,9 +1,15 @@
-"""Reading CSV a piece at a time: bytes in, records out, in flat memory.
+"""Reading CSV a piece at a time: bytes in, records out, in linear time and bounded memory.
 
-UTF-8 with or without a byte order mark, CRLF or LF line ends, quoted fields holding the
-delimiter, quotes ("") and line breaks, and a delimiter of ``,`` or ``;`` sniffed from the
-header line. The standard library's csv module parses; this module only hands it whole
+UTF-8 with or without a byte order mark, CRLF, LF or CR line ends, quoted fields holding
+the delimiter, quotes ("") and line breaks, and a delimiter of ``,`` or ``;`` sniffed from
+the header line. The standard library's csv module parses; this module only hands it whole
 records, so a quoted line break that falls between two pieces never cuts a record.
+
+Every character is looked at a bounded number of times whatever the pieces: line ends are
+found in each new piece only (a pattern that cannot backtrack), quotes counted per line.
+A record longer than the reader's limit is never held nor parsed: its quotes are still
+counted (so the records after it are found as csv would find them), and it comes out as a
+LongRecord, one row that was not read.
 """
 
 from __future__ import annotations
@@ -11,21 +17,33 @@ from __future__ import annotations
 import codecs
 import csv
 import re
-from collections.abc import AsyncIterable, AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterable, AsyncIterator
+from dataclasses import dataclass
 
 DELIMITERS = (",", ";")
-# Records parsed per call to csv (and yielded together): small enough that a reader can let
-# other work in between them.
-SLICE_LINES = 1_000
-# Lines as a file opened with newline="" gives them to csv: ending in CRLF, CR or LF.
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)")
-# A field may be as long as a file may be (csv's default limit is 128 KiB).
+# Bytes of the file decoded, split and parsed at a time (one list of rows out): about a
+# millisecond of work, so a reader can let other work in between two of them.
+SLICE_BYTES = 1 << 16
+# Where a line ends, as a file opened with newline="" gives lines to csv: CRLF, CR or LF.
+_LINE_END = re.compile(r"\r\n?|\n")
+# A field may be as long as a record may be (csv's default limit is 128 KiB); the record's
+# limit is the reader's.
 csv.field_size_limit(1 << 30)
 
 
 class NotText(ValueError):
     """The file is not UTF-8 text."""
+
+
+@dataclass(frozen=True, slots=True)
+class LongRecord:
+    """A record longer than the limit: one row of the file, passed over unread."""
+
+    chars: int  # its length, its line breaks included
+
+
+Record = str | LongRecord  # a record's text (its line end kept), or one too long
+Row = list[str] | LongRecord  # a record's fields, or one too long
 
 
 def sniff_delimiter(line: str) -> str:
@@ -40,77 +58,121 @@ def sniff_delimiter(line: str) -> str:
     return ";" if counts[";"] > counts[","] else ","
 
 
-@dataclass
 class RecordSplitter:
     """Text in (any pieces), whole records out, each one text (its line breaks inside
-    quotes, its line end kept), as csv reads them: a line break ends a
-    record only where the quotes before it are balanced. (A stray quote in an unquoted
-    field, which csv reads as text, unbalances them: the record then waits for the next
-    quote or the end of the file, as csv itself reads on.)"""
+    quotes, its line end kept), as csv reads them: a line break ends a record only where
+    the quotes before it are balanced. (A stray quote in an unquoted field, which csv reads
+    as text, unbalances them: the record then waits for the next quote or the end of the
+    file.) A record of more than ``limit`` characters comes out as a LongRecord; no more
+    than ``limit`` characters of a record are ever held."""
 
-    _pending: list[str] = field(default_factory=list)  # lines of an unfinished record
-    _odd: bool = False  # the pending lines hold an odd number of quotes
-    _tail: str = ""  # text after the last line break
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._parts: list[str] = []  # the unfinished record's text so far (unless too long)
+        self._size = 0  # its length
+        self._odd = False  # it holds an odd number of quotes
+        self._cr = False  # the last piece ended with a CR, whose LF may open the next
 
-    def feed(self, text: str) -> list[str]:
+    def feed(self, text: str) -> list[Record]:
         """The whole records that ``text`` completes."""
-        text = self._tail + text
-        lines = _LINE.findall(text)
-        end = sum(map(len, lines))
-        if lines and lines[-1].endswith("\r") and end == len(text):
-            end -= len(lines.pop())  # its LF may come with the next piece
-        self._tail = text[end:]
-        done: list[str] = []
-        pending, odd = self._pending, self._odd
-        for line in lines:
-            if line.count('"') % 2:
-                odd = not odd
-            if not odd and not pending:
-                done.append(line)  # the usual case: a record of one line
-            elif not odd:
-                pending.append(line)
-                done.append("".join(pending))
-                pending = []
-            else:
-                pending.append(line)
-        self._pending, self._odd = pending, odd
+        done: list[Record] = []
+        if not text:
+            return done
+        start = 0
+        if self._cr:  # the record's last line ended the last piece, with a CR
+            self._cr = False
+            if text[0] == "\n":  # the LF of a CRLF cut in two
+                self._take(text, 0, 1)
+                start = 1
+            if not self._odd:
+                done.append(self._record())
+        for line_end in _LINE_END.finditer(text, start):
+            end = line_end.end()
+            self._take(text, start, end)
+            start = end
+            if end == len(text) and text[-1] == "\r":
+                self._cr = True  # its LF may open the next piece: the record ends there
+            elif not self._odd:
+                done.append(self._record())
+        if start < len(text):
+            self._take(text, start, len(text))
         return done
 
-    def close(self) -> list[str]:
+    def close(self) -> list[Record]:
         """What is left at the end of the file."""
-        rest = "".join([*self._pending, self._tail])
-        self._pending, self._odd, self._tail = [], False, ""
-        return [rest] if rest else []
+        self._cr = self._odd = False
+        return [self._record()] if self._size else []
+
+    def _take(self, text: str, start: int, end: int) -> None:
+        """Add ``text[start:end]`` to the unfinished record."""
+        if text.count('"', start, end) % 2:
+            self._odd = not self._odd
+        self._size += end - start
+        if self._size <= self._limit:
+            self._parts.append(text[start:end])
+        elif self._parts:
+            self._parts = []  # too long: its text is not kept
+
+    def _record(self) -> Record:
+        """The unfinished record, finished."""
+        parts, size = self._parts, self._size
+        self._parts, self._size = [], 0
+        if size > self._limit:
+            return LongRecord(size)
+        return "".join(parts)
 
 
-async def records(pieces: AsyncIterable[bytes]) -> AsyncIterator[list[list[str]]]:
-    """The file's records, up to SLICE_LINES at a time (the header record first, alone).
-    Blank lines are empty records: they keep their row numbers. Raises NotText for bytes
-    that are not UTF-8."""
+async def records(pieces: AsyncIterable[bytes], limit: int) -> AsyncIterator[list[Row]]:
+    """The file's rows, one list per SLICE_BYTES of it (the header record first, alone; a
+    list may be empty, inside a long record): a reader may let other work in between two.
+    A record of more than ``limit`` characters is a LongRecord; blank lines are empty rows:
+    they keep their row numbers. Raises NotText for bytes that are not UTF-8."""
     decoder = codecs.getincrementaldecoder("utf-8-sig")()
-    splitter = RecordSplitter()
-    delimiter: str | None = None
-
-    def parsed(texts: list[str]) -> Iterator[list[list[str]]]:
-        nonlocal delimiter
-        if delimiter is None and texts:
-            delimiter = sniff_delimiter(texts[0])
-            yield list(csv.reader(texts[:1], delimiter=delimiter, strict=False))
-            texts = texts[1:]
-        for start in range(0, len(texts), SLICE_LINES):
-            part = texts[start : start + SLICE_LINES]
-            yield list(csv.reader(part, delimiter=delimiter or ",", strict=False))
-
+    splitter = RecordSplitter(limit)
+    reader = _Parser()
     async for piece in pieces:
-        try:
-            text = decoder.decode(piece)
-        except UnicodeDecodeError as e:
-            raise NotText(str(e)) from e
-        for found in parsed(splitter.feed(text)):
-            yield found
+        for start in range(0, len(piece), SLICE_BYTES):
+            try:
+                text = decoder.decode(piece[start : start + SLICE_BYTES])
+            except UnicodeDecodeError as e:
+                raise NotText(str(e)) from e
+            for rows in reader.parse(splitter.feed(text)):
+                yield rows
     try:
         text = decoder.decode(b"", final=True)
     except UnicodeDecodeError as e:
         raise NotText(str(e)) from e
-    for found in parsed([*splitter.feed(text), *splitter.close()]):
-        yield found
+    for rows in reader.parse([*splitter.feed(text), *splitter.close()]):
+        yield rows
+
+
+class _Parser:
+    """Records to rows, by csv, with the delimiter sniffed from the first record."""
+
+    def __init__(self) -> None:
+        self._delimiter: str | None = None
+
+    def parse(self, records: list[Record]) -> list[list[Row]]:
+        """The rows: the header record's alone first, then the others together."""
+        found: list[list[Row]] = []
+        if self._delimiter is None:
+            if not records:
+                return [[]]
+            header, *records = records
+            self._delimiter = "," if isinstance(header, LongRecord) else sniff_delimiter(header)
+            found.append(self._rows([header]))
+        found.append(self._rows(records))
+        return found
+
+    def _rows(self, records: list[Record]) -> list[Row]:
+        rows: list[Row] = []
+        texts: list[str] = []
+        for record in records:
+            if isinstance(record, LongRecord):
+                rows += csv.reader(texts, delimiter=self._delimiter or ",", strict=False)
+                rows.append(record)
+                texts = []
+            else:
+                texts.append(record)
+        rows += csv.reader(texts, delimiter=self._delimiter or ",", strict=False)
+        return rows
