@@ -432,7 +432,7 @@ class TestTagsAndFieldsMigrations:
         )
 
         assert await migrate(empty.database) == sorted(
-            [*TAG_MIGRATIONS, *IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS]
+            [*TAG_MIGRATIONS, *IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS, *ATTEMPT_MIGRATIONS]
         )
 
         leads = PiccoloLeadRepository(empty.database)
