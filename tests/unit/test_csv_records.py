@@ -144,6 +144,33 @@ def test_a_cr_at_the_end_of_a_piece_waits_for_a_possible_lf(
     assert split(["".join(pieces)], BIG) == expected
 
 
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ['"abc\ndef', 'g"\n'],  # no quote after the line break, one before it
+        ['x,"a""b\nc""', '""d"\r', "\ne\n"],  # doubled quotes passed over, and cut
+        ['x,"a"', '"b"\n'],  # a doubled quote cut in two
+    ],
+)
+def test_quoted_line_breaks_and_doubled_quotes_whatever_the_cuts(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    records = [r for r in split(pieces, BIG) if isinstance(r, str)]
+
+    assert records == _joined(list(io.StringIO(text, newline="")))
+
+
+def _joined(lines: list[str]) -> list[str]:
+    """Lines joined into records while their quotes are unbalanced."""
+    records: list[str] = []
+    pending = ""
+    for line in lines:
+        pending += line
+        if pending.count('"') % 2 == 0:
+            records.append(pending)
+            pending = ""
+    return [*records, pending] if pending else records
+
+
 def test_a_cr_held_back_counts_toward_the_limit() -> None:
     assert split(["abc\r", "\n"], 4) == [LongRecord(5)]
     assert split(["abc\r", "d"], 4) == ["abc\r", "d"]

@@ -5,8 +5,9 @@ the delimiter, quotes ("") and line breaks, and a delimiter of ``,`` or ``;`` sn
 the header line. The standard library's csv module parses; this module only hands it whole
 records, so a quoted line break that falls between two pieces never cuts a record.
 
-Every character is looked at a bounded number of times whatever the pieces: line ends are
-found in each new piece only (a pattern that cannot backtrack), quotes counted per line.
+Every character is looked at a bounded number of times whatever the pieces: each new piece
+is searched once for line breaks (outside quotes) and quotes (str.find and str.count, at C
+speed); a quoted field's own line breaks are passed over, not looked at one by one.
 A record longer than the reader's limit is never held nor parsed: its quotes are still
 counted (so the records after it are found as csv would find them), and it comes out as a
 LongRecord, one row that was not read.
@@ -21,11 +22,15 @@ from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 
 DELIMITERS = (",", ";")
-# Bytes of the file decoded, split and parsed at a time (one list of rows out): about a
-# millisecond of work, so a reader can let other work in between two of them.
+# Bytes of the file decoded, split and parsed at a time (one list of rows out), so that a
+# reader can let other work in between two; a slice dense in line breaks and quotes (the
+# splitter's work is per break and per quote, not per byte) is cut further, to about
+# SLICE_MARKS of them a part. Either is a millisecond or two of work.
 SLICE_BYTES = 1 << 16
-# Where a line ends, as a file opened with newline="" gives lines to csv: CRLF, CR or LF.
-_LINE_END = re.compile(r"\r\n?|\n")
+SLICE_MARKS = 1_000
+# Inside quotes, from a doubled quote on: what goes on (no quote, or quotes doubled),
+# matched at C speed; it ends at the quote that closes the field, or at the end of the text.
+_QUOTED = re.compile(r'(?:[^"]++|"")*+')
 # A field may be as long as a record may be (csv's default limit is 128 KiB); the record's
 # limit is the reader's.
 csv.field_size_limit(1 << 30)
@@ -76,26 +81,43 @@ class RecordSplitter:
     def feed(self, text: str) -> list[Record]:
         """The whole records that ``text`` completes."""
         done: list[Record] = []
-        if not text:
+        size = len(text)
+        if not size:
             return done
-        start = 0
-        if self._cr:  # the record's last line ended the last piece, with a CR
+        at = 0
+        if self._cr:  # the last piece ended a line with a CR, outside quotes
             self._cr = False
             if text[0] == "\n":  # the LF of a CRLF cut in two
                 self._take(text, 0, 1)
-                start = 1
-            if not self._odd:
-                done.append(self._record())
-        for line_end in _LINE_END.finditer(text, start):
-            end = line_end.end()
-            self._take(text, start, end)
-            start = end
-            if end == len(text) and text[-1] == "\r":
+                at = 1
+            done.append(self._record())
+        # Where the next LF and CR are (size: none), looked for again only once passed.
+        lf = cr = -1
+        while at < size:
+            if self._odd:  # inside quotes: line breaks are the field's, up to a quote
+                quote = text.find('"', at)
+                if 0 <= quote < size - 1 and text[quote + 1] == '"':  # "" (and the like after)
+                    quote = _QUOTED.match(text, quote).end()
+                end = size if quote < 0 or quote == size else quote + 1
+                self._take(text, at, end)
+                at = end
+                continue
+            if lf < at:
+                lf = text.find("\n", at) % (size + 1)  # -1: size
+            if cr < at:
+                cr = text.find("\r", at) % (size + 1)
+            if cr < lf:
+                end = cr + 2 if cr + 1 < size and text[cr + 1] == "\n" else cr + 1
+            else:
+                end = min(lf + 1, size)
+            self._take(text, at, end)
+            at = end
+            if self._odd or (lf == size and cr == size):
+                continue  # a line break inside quotes, or none: the record goes on
+            if end == size and text[-1] == "\r":
                 self._cr = True  # its LF may open the next piece: the record ends there
-            elif not self._odd:
+            else:
                 done.append(self._record())
-        if start < len(text):
-            self._take(text, start, len(text))
         return done
 
     def close(self) -> list[Record]:
@@ -123,8 +145,9 @@ class RecordSplitter:
 
 
 async def records(pieces: AsyncIterable[bytes], limit: int) -> AsyncIterator[list[Row]]:
-    """The file's rows, one list per SLICE_BYTES of it (the header record first, alone; a
-    list may be empty, inside a long record): a reader may let other work in between two.
+    """The file's rows, one list per slice of it (SLICE_BYTES, or less where it is dense;
+    the header record first, alone; a list may be empty, inside a long record): a reader
+    may let other work in between two.
     A record of more than ``limit`` characters is a LongRecord; blank lines are empty rows:
     they keep their row numbers. Raises NotText for bytes that are not UTF-8."""
     decoder = codecs.getincrementaldecoder("utf-8-sig")()
@@ -136,14 +159,24 @@ async def records(pieces: AsyncIterable[bytes], limit: int) -> AsyncIterator[lis
                 text = decoder.decode(piece[start : start + SLICE_BYTES])
             except UnicodeDecodeError as e:
                 raise NotText(str(e)) from e
-            for rows in reader.parse(splitter.feed(text)):
-                yield rows
+            for part in _parts(text):
+                for rows in reader.parse(splitter.feed(part)):
+                    yield rows
     try:
         text = decoder.decode(b"", final=True)
     except UnicodeDecodeError as e:
         raise NotText(str(e)) from e
     for rows in reader.parse([*splitter.feed(text), *splitter.close()]):
         yield rows
+
+
+def _parts(text: str) -> list[str]:
+    """The text, cut into parts of about SLICE_MARKS line breaks and quotes each."""
+    marks = text.count("\n") + text.count("\r") + text.count('"')
+    if marks <= SLICE_MARKS:
+        return [text]
+    step = -(-len(text) * SLICE_MARKS // marks)
+    return [text[start : start + step] for start in range(0, len(text), step)]
 
 
 class _Parser:

@@ -22,7 +22,7 @@ from leadmail.domain.lead_imports import (
 from leadmail.domain.leads import Lead, new_lead_id
 from leadmail.ports.lead_imports import LeadImportRepository
 
-YIELD_EVERY = 100  # rows read between two turns given to the other tasks (requests)
+YIELD_EVERY = 50  # rows read between two turns given to the other tasks (requests)
 
 
 class Lost(Exception):
