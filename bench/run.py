@@ -31,6 +31,7 @@ from bench.common import ROOT, log, relative
 from bench.database import account_with_key, fresh_database, prepare, row_counts
 from bench.lead_files import run_lead_files, with_lead_files
 from bench.loadgen import LoadError
+from bench.long_rows import run_long_rows, with_long_rows
 from bench.measure import Bench, count_instructions, progress
 from bench.options import Options, parse_args, preflight
 from bench.pinning import PinnedPostgres
@@ -45,6 +46,7 @@ from bench.scenarios import (
     FILE_IDS,
     INSTR_ID,
     LEADMAIL_EXTRAS,
+    LONG_ROWS_ID,
     PGBENCH_ID,
     PGBENCH_TITLE,
     SCENARIOS,
@@ -69,6 +71,7 @@ def run(opts: Options) -> dict[str, Any]:
     got = Collected(runs={s.id: [] for s in scenarios})
     standin_requests: int | None = None
     lead_files: dict[str, Any] = {}
+    long_rows: dict[str, Any] = {}
     campaigns: dict[str, Any] = {}
 
     local = urlsplit(opts.postgres_url).hostname in (None, "", "127.0.0.1", "localhost", "::1")
@@ -130,6 +133,9 @@ def run(opts: Options) -> dict[str, Any]:
         if files := {i for i in FILE_IDS if opts.selected(i)}:
             f_key, _ = account_with_key(db_url, env, "bench-files")
             lead_files = run_lead_files(files, servers["leadmail"], f_key)
+        if opts.selected(LONG_ROWS_ID):  # after IM: its rows would slow the batches here
+            l_key, _ = account_with_key(db_url, env, "bench-long-rows")
+            long_rows = run_long_rows(servers["leadmail"], l_key, key, db_url)
         if chosen := [i for i in CAMPAIGN_IDS if opts.selected(i)]:  # a database each
             cpus = (opts.server_cpu, opts.load_cpu)
             campaigns = run_campaigns(
@@ -152,9 +158,8 @@ def run(opts: Options) -> dict[str, Any]:
         "rows_written": rows,
         "notes": notes,
     }
-    return with_campaigns(
-        with_lead_files(assemble(opts, scenarios, got, meta), lead_files), campaigns
-    )
+    report = with_lead_files(assemble(opts, scenarios, got, meta), lead_files)
+    return with_campaigns(with_long_rows(report, long_rows), campaigns)
 
 
 def measure_rounds(bench: Bench, scenarios: list[Scenario], got: Collected) -> None:

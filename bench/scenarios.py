@@ -109,12 +109,14 @@ INSTR_ID = "I"  # instructions per request (callgrind): POST /leads (B, ours), s
 SEGMENT_ID = "T"  # tag filters at 100,000 leads (bench/segments.py)
 IMPORT_ID = "IM"  # a 100,000-row CSV import (bench/lead_files.py)
 EXPORT_ID = "EX"  # the CSV export of 100,000 leads
+LONG_ROWS_ID = "LR"  # CSV imports of rows of megabytes (bench/long_rows.py)
 # Campaigns, each on its database (bench/campaigns.py).
 CAMPAIGN_IDS = ("K1", "K2", "K3", "K4", "K5")
 IDS = frozenset(
     {s.id for s in SCENARIOS}
-    | {PGBENCH_ID, BATCH_ID, INSTR_ID, SEGMENT_ID, IMPORT_ID, EXPORT_ID, *CAMPAIGN_IDS}
+    | {PGBENCH_ID, BATCH_ID, INSTR_ID, SEGMENT_ID, IMPORT_ID, EXPORT_ID, LONG_ROWS_ID}
+    | set(CAMPAIGN_IDS)
 )
 FILE_IDS = (IMPORT_ID, EXPORT_ID)
-# Besides the wrk scenarios, what needs leadmail serve: the emails, T, IM and EX.
-LEADMAIL_EXTRAS = (BATCH_ID, SEGMENT_ID, IMPORT_ID, EXPORT_ID)
+# Besides the wrk scenarios, what needs leadmail serve: the emails, T, IM, EX and LR.
+LEADMAIL_EXTRAS = (BATCH_ID, SEGMENT_ID, IMPORT_ID, EXPORT_ID, LONG_ROWS_ID)

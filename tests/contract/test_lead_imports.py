@@ -195,6 +195,32 @@ async def test_a_batch_of_another_runner_or_position_writes_nothing(storage: Sto
     assert await storage.imports.count(lead_import.import_id, "r2", 1, moment(10))
 
 
+async def test_each_new_runner_counts_an_attempt_until_a_batch_is_written(
+    storage: Storage,
+) -> None:
+    lead_import = await started(storage)
+    assert lead_import.attempts == 1
+    again = await storage.imports.claim(lead_import.import_id, "r1", moment(2))
+    assert again is not None
+    assert again.attempts == 1
+    taken = await storage.imports.claim(lead_import.import_id, "r2", moment(3))
+    assert taken is not None
+    assert taken.attempts == 2
+    taken = await storage.imports.claim(lead_import.import_id, "r3", moment(4))
+    assert taken is not None
+    assert taken.attempts == 3
+
+    lead = a_lead(lead_import.account_id)
+    assert await storage.imports.write(batch(lead_import, [lead], runner="r3")) is not None
+
+    found = await storage.imports.get(lead_import.account_id, lead_import.import_id)
+    assert found is not None
+    assert found.attempts == 0
+    taken = await storage.imports.claim(lead_import.import_id, "r4", moment(6))
+    assert taken is not None
+    assert taken.attempts == 1
+
+
 async def test_finished_imports_are_neither_claimed_nor_unfinished(storage: Storage) -> None:
     lead_import = await started(storage)
     assert lead_import.import_id in {i.import_id for i in await storage.imports.unfinished()}

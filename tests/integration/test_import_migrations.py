@@ -9,8 +9,12 @@ import pytest
 
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.jobs import PgQueuerJobQueue
+from leadmail.adapters.db.keys import PiccoloApiKeyStore
+from leadmail.adapters.db.lead_imports import IMPORTS, PiccoloLeadImportRepository
 from leadmail.adapters.db.migrate import applied_migrations, migrate, rollback_all
+from tests.contract.support import T0, new_account_key
 from tests.integration.test_migrations import (
+    ATTEMPT_MIGRATIONS,
     CAMPAIGN_MIGRATIONS,
     IMPORT_MIGRATIONS,
     IMPORT_TABLES,
@@ -38,9 +42,9 @@ async def test_the_import_migrations_go_back_and_forth(empty: EmptyDatabase) -> 
 
     assert not set(await applied_migrations(empty.database)) & set(IMPORT_MIGRATIONS)
     assert not (await empty.schema()).tables & (IMPORT_TABLES | QUEUE_TABLES)
-    # Those after them (campaigns) were undone and come back too.
+    # Those after them (campaigns, attempts, the limiter) were undone and come back too.
     assert await migrate(empty.database) == sorted(
-        [*IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS, *LIMITER_MIGRATIONS]
+        [*IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS, *ATTEMPT_MIGRATIONS, *LIMITER_MIGRATIONS]
     )
     assert (await empty.schema()).tables >= IMPORT_TABLES
 
@@ -75,3 +79,48 @@ async def run_one_job(database: Database) -> list[str]:
     finally:
         await queue.stop()
     return ran
+
+
+async def test_imports_stored_before_the_attempts_column_get_none_and_back(
+    empty: EmptyDatabase,
+) -> None:
+    await migrate(empty.database)
+    await rollback_all(empty.database, down_to=ATTEMPT_MIGRATIONS[0])
+    assert "attempts" not in await import_columns(empty)
+    key = await new_account_key(
+        PiccoloApiKeyStore(empty.database), label="imports", prefix="lm_attempts"
+    )
+    await empty.database.execute(
+        IMPORTS.statement(
+            'INSERT INTO "lead_imports" ("import_id", "account_id", "mode", "tags", "status",'
+            ' "size", "rows_done", "created", "updated", "skipped", "failed", "runner", "error",'
+            ' "created_at", "updated_at") VALUES'
+            " (%s, %s, 'upsert', %s, 'running', 6, 0, 0, 0, 0, 0, 'old', '', %s, %s)"
+        ),
+        "imp_before",
+        key.account_id,
+        [] if empty.database.kind == "postgres" else "[]",
+        T0,
+        T0,
+    )
+
+    assert await migrate(empty.database) == [*ATTEMPT_MIGRATIONS, *LIMITER_MIGRATIONS]
+
+    imports = PiccoloLeadImportRepository(empty.database)
+    claimed = await imports.claim("imp_before", "new", T0)
+    assert claimed is not None
+    assert claimed.attempts == 1
+    await rollback_all(empty.database, down_to=ATTEMPT_MIGRATIONS[0])
+    assert "attempts" not in await import_columns(empty)
+
+
+async def import_columns(empty: EmptyDatabase) -> frozenset[str]:
+    rows = await empty.database.fetch(
+        IMPORTS.statement(
+            "SELECT name FROM pragma_table_info('lead_imports')"
+            if empty.database.kind == "sqlite"
+            else "SELECT column_name AS name FROM information_schema.columns"
+            " WHERE table_name = 'lead_imports'"
+        )
+    )
+    return frozenset(row["name"] for row in rows)

@@ -61,6 +61,9 @@ from leadmail.adapters.db.migrations import (
     leadmail_2026_11_24t14_35_55_979221_campaigns as campaigns,
 )
 from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_26t16_35_31_104860_lead_import_attempts as import_attempts,
+)
+from leadmail.adapters.db.migrations import (
     leadmail_2026_11_26t16_40_00_000000_rate_limits as rate_limits,
 )
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
@@ -77,6 +80,8 @@ TAG_MIGRATIONS = sorted([tags_and_fields.ID, tags_index.ID])
 IMPORT_MIGRATIONS = sorted([lead_imports.ID, lead_import_indexes.ID, job_queue.ID])
 # Campaigns and their recipients (tables and indexes in one migration).
 CAMPAIGN_MIGRATIONS = [campaigns.ID]
+# A lead import's attempts (a column).
+ATTEMPT_MIGRATIONS = [import_attempts.ID]
 # The rate limiter's grants and holds (Postgres only: SQLite records it and does nothing).
 LIMITER_MIGRATIONS = [rate_limits.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
@@ -90,6 +95,7 @@ MAIL_MIGRATIONS = sorted(
         *TAG_MIGRATIONS,
         *IMPORT_MIGRATIONS,
         *CAMPAIGN_MIGRATIONS,
+        *ATTEMPT_MIGRATIONS,
         *LIMITER_MIGRATIONS,
     ]
 )
@@ -102,6 +108,7 @@ RENAME_MIGRATIONS = sorted(
         *TAG_MIGRATIONS,
         *IMPORT_MIGRATIONS,
         *CAMPAIGN_MIGRATIONS,
+        *ATTEMPT_MIGRATIONS,
         *LIMITER_MIGRATIONS,
     ]
 )
@@ -433,7 +440,13 @@ class TestTagsAndFieldsMigrations:
         )
 
         assert await migrate(empty.database) == sorted(
-            [*TAG_MIGRATIONS, *IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS, *LIMITER_MIGRATIONS]
+            [
+                *TAG_MIGRATIONS,
+                *IMPORT_MIGRATIONS,
+                *CAMPAIGN_MIGRATIONS,
+                *ATTEMPT_MIGRATIONS,
+                *LIMITER_MIGRATIONS,
+            ]
         )
 
         leads = PiccoloLeadRepository(empty.database)

@@ -11,13 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leadmail.domain.csv_records import RecordSplitter, records, sniff_delimiter
+from leadmail.domain.csv_records import RecordSplitter, Row, records, sniff_delimiter
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_csv import Columns, csv_text, export_header, export_row
 from leadmail.domain.leads import Lead, LeadFields
 from leadmail.domain.text import breaks_line
 
 AT = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+LIMIT = 1 << 20
 
 
 async def _pieces(data: bytes, size: int) -> AsyncIterator[bytes]:
@@ -26,10 +27,14 @@ async def _pieces(data: bytes, size: int) -> AsyncIterator[bytes]:
 
 
 def read(data: bytes, size: int = 1 << 20) -> list[list[str]]:
-    async def collect() -> list[list[str]]:
-        return [r async for chunk in records(_pieces(data, size)) for r in chunk]
+    async def collect() -> list[Row]:
+        return [r async for chunk in records(_pieces(data, size), LIMIT) for r in chunk]
 
-    return asyncio.run(collect())
+    found: list[list[str]] = []
+    for row in asyncio.run(collect()):
+        assert isinstance(row, list)  # no row is longer than the limit here
+        found.append(row)
+    return found
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 1 << 20])
@@ -83,7 +88,7 @@ def test_delimiter_sniffed_from_the_header_outside_quotes() -> None:
 
 
 def test_the_splitter_holds_a_record_until_its_quotes_close() -> None:
-    splitter = RecordSplitter()
+    splitter = RecordSplitter(LIMIT)
 
     assert splitter.feed('a,"one\r\n') == []
     assert splitter.feed('two"\r\nb,c\r') == ['a,"one\r\ntwo"\r\n']

@@ -1,6 +1,7 @@
 """The import job on the memory adapters: a runner stopped mid-way and the import resumed
-(counts right, nothing written twice), a bug that fails it (never left running), and a
-database that went away for a moment."""
+(counts right, nothing written twice), a bug that fails it (never left running), a
+database that went away for a moment, rows too long for any lead, the turns it leaves
+other tasks, and an import whose runs keep dying failed instead of run forever."""
 
 from __future__ import annotations
 
@@ -13,8 +14,12 @@ import pytest
 from leadmail.adapters.memory.jobs import InProcessJobQueue
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
+from leadmail.domain.csv_records import SLICE_BYTES
+from leadmail.domain.lead_csv import MAX_ROW_CHARS, long_row
 from leadmail.domain.lead_imports import (
     BATCH_ROWS,
+    GAVE_UP,
+    MAX_ATTEMPTS,
     BatchOutcome,
     ImportBatch,
     ImportStatus,
@@ -160,3 +165,101 @@ async def test_an_import_whose_runner_died_is_queued_again_by_the_watch() -> Non
 
     assert found.status is ImportStatus.DONE
     assert found.created == ROWS - 2
+
+
+async def test_a_row_longer_than_any_lead_is_one_failed_row_and_the_others_are_imported() -> None:
+    """Its quotes are still counted: a long quoted note over many lines is one row, and the
+    rows after it keep their numbers."""
+    long_plain = "long@example.com,Long," + "x" * MAX_ROW_CHARS
+    long_quoted = (
+        'quoted@example.com,Quoted,"' + 'line ""one"", two\n' * (MAX_ROW_CHARS // 16) + '"'
+    )
+    lines = [
+        "email,name,note",
+        "ada@example.com,Ada,",  # row 2
+        long_plain,  # 3
+        long_quoted,  # 4
+        "not-an-address,Bad,",  # 5
+        "grace@example.com,Grace,",  # 6
+    ]
+    leads = MemoryLeadRepository()
+    service = LeadImportService(MemoryLeadImportRepository(leads), InProcessJobQueue())
+    data = ("\r\n".join(lines) + "\r\n").encode()
+    lead_import = await service.start(ACCOUNT, ImportOptions(), body(data), enqueue=False)
+
+    done = await service.run(lead_import.import_id)
+
+    assert done is not None
+    assert (done.status, done.rows, done.total) == (ImportStatus.DONE, 5, 5)
+    assert (done.created, done.failed) == (2, 3)
+    assert {lead.email for lead in leads.all_of(ACCOUNT)} == {
+        "ada@example.com",
+        "grace@example.com",
+    }
+    errors, _ = await service.errors(ACCOUNT, lead_import.import_id, 0, 10)
+    assert [(e.row, e.field) for e in errors] == [(3, "row"), (4, "row"), (5, "email")]
+    assert errors[0].message == long_row(len(long_plain) + 2).message
+    assert f"{MAX_ROW_CHARS:,}" in errors[1].message
+
+
+async def test_a_long_line_leaves_other_tasks_a_turn_at_every_slice() -> None:
+    """The job gives the event loop back between two slices of the file (and the memory
+    store's file never waits on anything): a task beside it runs all along."""
+    size = 8 << 20
+    data = b"email,name\n" + b"x" * size + b"\nada@example.com,Ada\n"
+    service = LeadImportService(
+        MemoryLeadImportRepository(MemoryLeadRepository()), InProcessJobQueue()
+    )
+    lead_import = await service.start(ACCOUNT, ImportOptions(), body(data), enqueue=False)
+    turns = 0
+
+    async def beside() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    ticking = asyncio.create_task(beside())
+    try:
+        done = await service.run(lead_import.import_id)
+    finally:
+        ticking.cancel()
+
+    assert done is not None
+    assert (done.status, done.created, done.failed) == (ImportStatus.DONE, 1, 1)
+    assert turns >= 2 * size // SLICE_BYTES  # both passes over the file
+
+
+async def test_an_import_whose_runs_keep_dying_is_failed_instead_of_run_again() -> None:
+    leads = MemoryLeadRepository()
+    imports = MemoryLeadImportRepository(leads)
+    service = LeadImportService(imports, InProcessJobQueue())
+    lead_import = await service.start(ACCOUNT, ImportOptions(), body(big_file()), enqueue=False)
+    for n in range(MAX_ATTEMPTS):  # runners that died before their first batch
+        await imports.claim(lead_import.import_id, f"died-{n}", lead_import.created_at)
+
+    failed = await service.run(lead_import.import_id)
+
+    assert failed is not None
+    assert (failed.status, failed.error, failed.rows) == (ImportStatus.FAILED, GAVE_UP, 0)
+    assert leads.all_of(ACCOUNT) == []
+    assert await imports.unfinished() == []
+    assert await service.resume_unfinished() == 0
+
+
+async def test_a_run_that_wrote_a_batch_starts_the_count_of_attempts_again() -> None:
+    leads = MemoryLeadRepository()
+    imports = Stopping(leads, batches=1, error=asyncio.CancelledError())
+    service, lead_import = await started(imports)
+    for n in range(MAX_ATTEMPTS - 1):
+        await imports.claim(lead_import.import_id, f"died-{n}", lead_import.created_at)
+    with pytest.raises(asyncio.CancelledError):  # the last attempt, but it writes a batch
+        await service.run(lead_import.import_id)
+    for n in range(MAX_ATTEMPTS - 1):
+        await imports.claim(lead_import.import_id, f"died-again-{n}", lead_import.created_at)
+
+    imports.batches = 100
+    done = await service.run(lead_import.import_id)
+
+    assert done is not None
+    assert (done.status, done.rows, done.created) == (ImportStatus.DONE, ROWS, ROWS - 2)

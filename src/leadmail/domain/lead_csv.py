@@ -23,10 +23,19 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from leadmail.domain.custom_fields import check_key
+from leadmail.domain.addresses import MAX_EMAIL_LENGTH
+from leadmail.domain.custom_fields import MAX_FIELDS, MAX_FIELDS_BYTES, check_key
 from leadmail.domain.errors import FieldError, ValidationFailed
 from leadmail.domain.lead_imports import TEXT_COLUMNS
-from leadmail.domain.leads import Lead, LeadFields
+from leadmail.domain.leads import (
+    MAX_NAME,
+    MAX_NOTE,
+    MAX_PHONE,
+    MAX_SOURCE,
+    Lead,
+    LeadFields,
+)
+from leadmail.domain.tags import MAX_TAG, MAX_TAGS
 
 LEAD_COLUMNS = ("email", "name", "source", "note", "phone", "tags")
 TAG_SEPARATORS = re.compile(r"[;|]")
@@ -51,6 +60,34 @@ def plain(cell: str) -> str:
     if cell[:1] == NEUTRALISER and _FORMULA_PAST_QUOTES.match(cell):
         return cell[1:]
     return cell
+
+
+# The longest header row a file may have, in bytes (its line end included).
+MAX_HEADER_BYTES = 1 << 20
+# The most text a row's cells can give a lead, whitespace aside: every field at its limit
+# (a custom field's value is at most its fields' JSON).
+LEAD_CHARS = (
+    MAX_EMAIL_LENGTH
+    + MAX_NAME
+    + MAX_SOURCE
+    + MAX_NOTE
+    + MAX_PHONE
+    + MAX_TAGS * (MAX_TAG + 1)
+    + MAX_FIELDS_BYTES
+)
+# The longest row read, in characters (its line end included): a row needs no more
+# separators than its header has characters, and no more than LEAD_CHARS of text, each
+# character a doubled quote and each cell quoted. A longer row is a failed row, never held
+# in memory nor parsed, so no file can make the reader slow or large.
+MAX_ROW_CHARS = MAX_HEADER_BYTES + 2 * LEAD_CHARS + 2 * (len(LEAD_COLUMNS) + MAX_FIELDS) + 2
+
+
+def long_row(chars: int) -> FieldError:
+    """Why a row of ``chars`` characters, more than MAX_ROW_CHARS, is not imported."""
+    return FieldError(
+        "row",
+        f"is {chars:,} characters long, more than a row may have ({MAX_ROW_CHARS:,}): not imported",
+    )
 
 
 @dataclass(frozen=True, slots=True)

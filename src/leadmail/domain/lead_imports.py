@@ -18,6 +18,13 @@ IMPORT_ID_PREFIX = "imp_"
 IMPORT_ID = id_rule(IMPORT_ID_PREFIX)
 MAX_IMPORT_BYTES = 50 * 1024 * 1024  # the default of LEADMAIL_IMPORT_MAX_BYTES
 BATCH_ROWS = 1_000  # rows written (and progress committed) together
+# Runs of one import that may end with no batch written (the process stopped or died
+# each time, by a deploy, a crash or an operator) before it is failed instead of run again.
+MAX_ATTEMPTS = 3
+GAVE_UP = (
+    f"stopped after {MAX_ATTEMPTS} runs in a row ended without a batch written (the server"
+    " stopped or died each time); the rows counted were written"
+)
 # The text columns a file may give; a column the file has not is left as it is on update.
 TEXT_COLUMNS = ("name", "source", "note", "phone")
 
@@ -76,6 +83,7 @@ class LeadImport:
     finished_at: datetime | None = None
     error: str = ""  # why a failed import stopped
     runner: str = ""  # who runs it now: a batch of anyone else is refused
+    attempts: int = 0  # runners that took it since its last batch was written
 
     def eta_seconds(self, now: datetime) -> int | None:
         """Seconds left at the pace so far, while running with rows done."""

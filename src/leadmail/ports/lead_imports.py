@@ -39,7 +39,8 @@ class LeadImportRepository(Protocol):
     async def claim(self, import_id: str, runner: str, now: datetime) -> LeadImport | None:
         """Make ``runner`` the import's runner and set it ``running``, unless it is
         finished or gone (None). A runner taking over from one that stopped continues
-        from the last batch written; the one it replaced can write no more batches."""
+        from the last batch written; the one it replaced can write no more batches. A
+        runner other than the last adds one to ``attempts``."""
         ...
 
     async def count(self, import_id: str, runner: str, total: int, now: datetime) -> bool:
@@ -50,8 +51,8 @@ class LeadImportRepository(Protocol):
         """Write one batch: its leads (created, or in mode upsert merged into the lead of
         the same email key; in mode create an existing one is left as it is, counted
         skipped with an error row), its error rows, and the import's counts and position
-        (``batch.end``), all or nothing. None, with nothing written, if the import is no
-        longer ``batch.runner``'s or not at ``batch.start``."""
+        (``batch.end``, ``attempts`` back to 0), all or nothing. None, with nothing
+        written, if the import is no longer ``batch.runner``'s or not at ``batch.start``."""
         ...
 
     async def finish(

@@ -9,8 +9,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from leadmail.domain.clock import Clock
+from leadmail.domain.csv_records import LongRecord, Row
 from leadmail.domain.errors import ValidationFailed
-from leadmail.domain.lead_csv import Columns
+from leadmail.domain.lead_csv import Columns, long_row
 from leadmail.domain.lead_imports import (
     BATCH_ROWS,
     ImportBatch,
@@ -21,7 +22,7 @@ from leadmail.domain.lead_imports import (
 from leadmail.domain.leads import Lead, new_lead_id
 from leadmail.ports.lead_imports import LeadImportRepository
 
-YIELD_EVERY = 100  # rows read between two turns given to the other tasks (requests)
+YIELD_EVERY = 50  # rows read between two turns given to the other tasks (requests)
 
 
 class Lost(Exception):
@@ -56,14 +57,17 @@ class Batcher:
         self._skipped: list[RowError] = []
         self._stamp: datetime | None = None
 
-    async def add(self, row: int, values: Sequence[str]) -> None:
+    async def add(self, row: int, values: Row) -> None:
         """``row``: as a spreadsheet numbers it (the header is 1)."""
         self._seen += 1
         if self._seen <= self._import.rows:
             return
         if self._seen % YIELD_EVERY == 0:
             await asyncio.sleep(0)
-        if any(values):  # a blank line is a row with nothing to import
+        if isinstance(values, LongRecord):  # never read: too long for any lead
+            error = long_row(values.chars)
+            self._failed.append(RowError(row, error.field, error.message))
+        elif any(values):  # a blank line is a row with nothing to import
             self._read(row, values)
         if self._seen - self._done >= BATCH_ROWS:
             await self._flush()

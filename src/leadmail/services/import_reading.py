@@ -4,15 +4,16 @@ which row of each email is the one imported."""
 from __future__ import annotations
 
 import csv
-from collections.abc import AsyncIterable, Sequence
+import re
+from collections.abc import AsyncIterable
 
 from leadmail.domain.addresses import email_key
 from leadmail.domain.csv_records import NotText, sniff_delimiter
 from leadmail.domain.errors import ValidationFailed
-from leadmail.domain.lead_csv import Columns
+from leadmail.domain.lead_csv import MAX_HEADER_BYTES, Columns
 from leadmail.domain.leads import RULES
 
-MAX_HEADER_BYTES = 1 << 20
+_MARKS = re.compile(rb'["\r\n]')  # what can end the header row, or quote a break in it
 
 
 class LastRows:
@@ -46,9 +47,10 @@ async def header_bytes(stream: AsyncIterable[bytes]) -> bytes:
     """The body's first bytes, up to and including its header row (or all of it, if
     shorter), with the header checked. Raises ValidationFailed."""
     head = bytearray()
+    scan = HeaderScan()
     iterator = aiter(stream)
     while True:
-        end = header_end(head)
+        end = scan.end(head)
         if end is not None:
             break
         if len(head) > MAX_HEADER_BYTES:
@@ -72,16 +74,28 @@ async def header_bytes(stream: AsyncIterable[bytes]) -> bytes:
     return bytes(head)
 
 
-def header_end(head: Sequence[int]) -> int | None:
-    """Where the first record ends (after its line break: CRLF, CR or LF), if it has."""
-    quoted = False
-    for index, byte in enumerate(head):
-        if byte == 0x22:
-            quoted = not quoted
-        elif byte == 0x0A and not quoted:
-            return index + 1
-        elif byte == 0x0D and not quoted:
-            if index + 1 == len(head):
-                return None  # an LF may follow in the next piece
-            return index + (2 if head[index + 1] == 0x0A else 1)
-    return None
+class HeaderScan:
+    """Where the first record of a growing head ends (after its line break: CRLF, CR or
+    LF), each byte looked at once however many pieces it comes in."""
+
+    def __init__(self) -> None:
+        self._at = 0  # where the next look starts
+        self._quoted = False
+
+    def end(self, head: bytes | bytearray) -> int | None:
+        """The first record's end in ``head`` (the same head, grown), if it has one yet."""
+        for mark in _MARKS.finditer(head, self._at):
+            index = mark.start()
+            if head[index] == 0x22:
+                self._quoted = not self._quoted
+            elif self._quoted:
+                continue
+            elif head[index] == 0x0A:
+                return index + 1
+            elif index + 1 == len(head):
+                self._at = index  # an LF may follow in the next piece
+                return None
+            else:
+                return index + (2 if head[index + 1] == 0x0A else 1)
+        self._at = len(head)
+        return None

@@ -7,15 +7,17 @@ import asyncio
 import dataclasses
 import logging
 import secrets
-from collections.abc import AsyncIterable, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from leadmail.domain.clock import Clock, utc_now
-from leadmail.domain.csv_records import records
+from leadmail.domain.csv_records import LongRecord, Row, records
 from leadmail.domain.errors import ValidationFailed
-from leadmail.domain.lead_csv import Columns
+from leadmail.domain.lead_csv import MAX_ROW_CHARS, Columns, long_row
 from leadmail.domain.lead_imports import (
+    GAVE_UP,
+    MAX_ATTEMPTS,
     ImportMode,
     ImportNotFound,
     ImportStatus,
@@ -191,6 +193,8 @@ class LeadImportService:
         lead_import = await self._imports.claim(import_id, runner, self._clock())
         if lead_import is None:
             return None
+        if lead_import.attempts > MAX_ATTEMPTS:  # it keeps stopping the runs: no more
+            return await self._imports.finish(import_id, runner, self._clock(), error=GAVE_UP)
         columns, last_rows = await self._first_pass(import_id)
         if not await self._imports.count(import_id, runner, last_rows.rows, self._clock()):
             raise Lost()
@@ -198,14 +202,12 @@ class LeadImportService:
         batcher = Batcher(
             self._imports, lead_import, runner, columns, last_rows.by_key, self._clock, progress
         )
-        row, header = 1, True
-        async for chunk in records(self._imports.chunks(import_id)):
-            if header:  # the header record comes alone, first
-                header = False
-                continue
-            for values in chunk:
-                row += 1
-                await batcher.add(row, values)
+        number = 0  # the row, as a spreadsheet numbers it
+        async for rows in self._slices(import_id):
+            for row in rows:
+                number += 1
+                if number > 1:  # the header (row 1) was read by the first pass
+                    await batcher.add(number, row)
         await batcher.close()
         finished = await self._imports.finish(import_id, runner, self._clock())
         if finished is None:
@@ -216,16 +218,27 @@ class LeadImportService:
         """The columns, and which row of each email is its last (the one imported)."""
         columns: Columns | None = None
         found = LastRows()
-        row = 1
-        async for chunk in records(self._imports.chunks(import_id)):
-            if columns is None:
-                columns = Columns.parse(chunk[0])
-                chunk = chunk[1:]
-            for values in chunk:
-                row += 1
-                found.see(row, columns.email_of(values) if any(values) else None)
-                if row % YIELD_EVERY == 0:
+        number = 0
+        async for rows in self._slices(import_id):
+            for row in rows:
+                number += 1
+                if isinstance(row, LongRecord):
+                    if columns is None:
+                        raise ValidationFailed([long_row(row.chars)])
+                    found.see(number, None)
+                elif columns is None:
+                    columns = Columns.parse(row)
+                else:
+                    found.see(number, columns.email_of(row) if any(row) else None)
+                if number % YIELD_EVERY == 0:
                     await asyncio.sleep(0)  # let requests in
         if columns is None:
             raise ValidationFailed.one("body", "has no header row")
         return columns, found
+
+    async def _slices(self, import_id: str) -> AsyncIterator[list[Row]]:
+        """The stored file's rows, a slice at a time, with a turn given to the other tasks
+        (requests) after each: none holds the event loop for more than a few ms."""
+        async for rows in records(self._imports.chunks(import_id), MAX_ROW_CHARS):
+            yield rows
+            await asyncio.sleep(0)

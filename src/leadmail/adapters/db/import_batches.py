@@ -110,7 +110,7 @@ WITH claim AS (
     WHERE EXISTS (SELECT 1 FROM claim)
   UNION ALL {refused}
 ), progress AS (
-  UPDATE "lead_imports" SET "rows_done" = $19::int,
+  UPDATE "lead_imports" SET "rows_done" = $19::int, "attempts" = 0,
     "created" = "created" + (SELECT count(*) FROM up WHERE "created"),
     "updated" = "updated" + (SELECT count(*) FROM up WHERE NOT "created"),
     "skipped" = "skipped" + {skipped}, "failed" = "failed" + {failed},

@@ -45,6 +45,7 @@ _QUEUE = IMPORTS.statement(
 _GET = IMPORTS.select("account_id", "import_id")
 _CLAIM = IMPORTS.statement(
     f'UPDATE "lead_imports" SET "status" = \'{ImportStatus.RUNNING}\', "runner" = %s,'
+    ' "attempts" = "attempts" + CASE WHEN "runner" = %s THEN 0 ELSE 1 END,'
     ' "started_at" = COALESCE("started_at", %s), "updated_at" = %s'
     f' WHERE "import_id" = %s AND "status" IN {_WAITING} RETURNING {_ALL}'
 )
@@ -105,7 +106,7 @@ class PiccoloLeadImportRepository(LeadImportRepository):
         return self._one(await self._db.fetchrow(_GET, account_id, import_id))
 
     async def claim(self, import_id: str, runner: str, now: datetime) -> LeadImport | None:
-        return self._one(await self._db.fetchrow(_CLAIM, runner, now, now, import_id))
+        return self._one(await self._db.fetchrow(_CLAIM, runner, runner, now, now, import_id))
 
     async def count(self, import_id: str, runner: str, total: int, now: datetime) -> bool:
         return await self._db.fetchrow(_COUNT, total, now, import_id, runner) is not None

@@ -26,7 +26,7 @@ _ADD_ERROR = LEADS.statement(
     " VALUES (%s, %s, %s, %s)"
 )
 _PROGRESS = LEADS.statement(
-    'UPDATE "lead_imports" SET "rows_done" = %s, "created" = "created" + %s,'
+    'UPDATE "lead_imports" SET "rows_done" = %s, "attempts" = 0, "created" = "created" + %s,'
     ' "updated" = "updated" + %s, "skipped" = "skipped" + %s, "failed" = "failed" + %s,'
     ' "updated_at" = %s WHERE "import_id" = %s'
 )

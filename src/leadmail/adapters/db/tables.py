@@ -138,6 +138,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         skipped = Integer()
         failed = Integer()
         runner = Varchar(length=40)  # who runs it: only its batches are written
+        attempts = Integer()  # runners that took it since its last batch was written
         error = Text()
         created_at = Timestamptz()
         updated_at = Timestamptz()

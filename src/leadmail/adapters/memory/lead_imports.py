@@ -58,6 +58,7 @@ class MemoryLeadImportRepository:
             None,
             status=ImportStatus.RUNNING,
             runner=runner,
+            attempts=found.attempts + (found.runner != runner),
             started_at=found.started_at or now,
             updated_at=now,
         )
@@ -85,6 +86,7 @@ class MemoryLeadImportRepository:
             batch.import_id,
             batch.runner,
             rows=batch.end,
+            attempts=0,
             created=found.created + outcome.created,
             updated=found.updated + outcome.updated,
             skipped=found.skipped + outcome.skipped,
