@@ -83,6 +83,25 @@ def _quantile(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2) if ordered else 0.0
 
 
+def post_and_wait(
+    client: httpx.Client, body: bytes, poll: float
+) -> tuple[dict[str, Any], float, float]:
+    """POST ``body`` as an import and poll it until it ends: the import as last read, the
+    seconds until the POST was answered, and until the import ended."""
+    started = time.perf_counter()
+    posted = client.post(
+        "/api/v1/leads/imports", content=body, headers={"Content-Type": "text/csv"}
+    )
+    accepted_s = time.perf_counter() - started
+    posted.raise_for_status()
+    import_id = posted.json()["data"]["id"]
+    while True:
+        found: dict[str, Any] = client.get(f"/api/v1/leads/imports/{import_id}").json()["data"]
+        if found["status"] in ("done", "failed"):
+            return found, accepted_s, time.perf_counter() - started
+        time.sleep(poll)
+
+
 def run_import(url: str, key: str, pid: int) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {key}"}
     body = csv_file()
@@ -96,19 +115,7 @@ def run_import(url: str, key: str, pid: int) -> dict[str, Any]:
         time.sleep(1.0)  # latencies before the import, for comparison
         before = len(sampler.latencies_ms)
         rss_before = rss_mb(pid)
-        started = time.perf_counter()
-        posted = client.post(
-            "/api/v1/leads/imports", content=body, headers={"Content-Type": "text/csv"}
-        )
-        accepted_s = time.perf_counter() - started
-        posted.raise_for_status()
-        import_id = posted.json()["data"]["id"]
-        while True:
-            found = client.get(f"/api/v1/leads/imports/{import_id}").json()["data"]
-            if found["status"] in ("done", "failed"):
-                break
-            time.sleep(0.25)
-        seconds = time.perf_counter() - started
+        found, accepted_s, seconds = post_and_wait(client, body, poll=0.25)
         sampler.stop.set()
         sampler.join()
     during = sampler.latencies_ms[before:]

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 
 from bench.common import log
-from bench.lead_files import Sampler, _quantile
+from bench.lead_files import Sampler, _quantile, post_and_wait
 from bench.loop_lag import measure_loop_lag
 from bench.scenarios import LONG_ROWS_ID
 from bench.servers import Server
@@ -63,19 +63,7 @@ FILES: dict[str, tuple[str, Callable[[], bytes], int, int]] = {
 
 
 def _import(client: httpx.Client, body: bytes) -> dict[str, Any]:
-    started = time.perf_counter()
-    posted = client.post(
-        "/api/v1/leads/imports", content=body, headers={"Content-Type": "text/csv"}
-    )
-    posted.raise_for_status()
-    accepted_s = time.perf_counter() - started
-    import_id = posted.json()["data"]["id"]
-    while True:
-        found = client.get(f"/api/v1/leads/imports/{import_id}").json()["data"]
-        if found["status"] in ("done", "failed"):
-            break
-        time.sleep(0.05)
-    seconds = time.perf_counter() - started
+    found, accepted_s, seconds = post_and_wait(client, body, poll=0.05)
     job_s = (_moment(found["finished_at"]) - _moment(found["started_at"])).total_seconds()
     return {"found": found, "seconds": seconds, "accepted_s": accepted_s, "job_s": job_s}
 

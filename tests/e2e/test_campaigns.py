@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.campaigns import after, campaign_rig, stderr_events
+from tests.e2e.campaigns import Worker, after, campaign_rig, stderr_events
 from tests.e2e.cli import cli_env, leadmail_command, run_cli
 from tests.postgres import fresh_database
 from tests.redis_server import server_url
@@ -44,10 +44,7 @@ def test_two_workers_share_a_campaign_at_the_rate_and_a_429_holds_them_both(
     ) as rig, rig.worker("first") as first, rig.worker("second") as second:  # fmt: skip
         emails = rig.leads(leads)
         campaign_id = rig.create()
-        deadline = time.monotonic() + 10
-        while not all(stderr_events(w.stderr(), "campaign_sending") for w in (first, second)):
-            assert time.monotonic() < deadline, "a worker never joined the campaign"
-            time.sleep(0.05)
+        both_sending(first, second)
         rig.standin.fail_next(1, status=429, retry_after=1)
         done = rig.wait_for(campaign_id, "done")
         status = rig.cli("campaigns", "status", campaign_id, "--follow")
@@ -97,10 +94,7 @@ def test_without_redis_two_workers_keep_the_rate_in_every_second_and_both_obey_a
         assert "LEADMAIL_REDIS_URL" not in rig.env
         emails = rig.leads(leads)
         campaign_id = rig.create()
-        deadline = time.monotonic() + 10
-        while not all(stderr_events(w.stderr(), "campaign_sending") for w in (first, second)):
-            assert time.monotonic() < deadline, "a worker never joined the campaign"
-            time.sleep(0.05)
+        both_sending(first, second)
         rig.wait_for_requests(4)  # both sending, the lane full
         rig.standin.fail_next(1, status=429, retry_after=1)
         done = rig.wait_for(campaign_id, "done")
@@ -224,6 +218,14 @@ def test_on_sqlite_the_server_sends_a_campaign_itself(tmp_path: Path) -> None:
     batches = [r.json() for r in rig.standin.requests]
     assert sorted((len(b) for b in batches), reverse=True) == [7] * 7 + [1]
     assert {m["ReplyTo"] for b in batches for m in b} == {'"Admissions" <admissions@example.com>'}
+
+
+def both_sending(*workers: Worker) -> None:
+    """Wait (10 s at most) until every worker has said it sends the campaign."""
+    deadline = time.monotonic() + 10
+    while not all(stderr_events(w.stderr(), "campaign_sending") for w in workers):
+        assert time.monotonic() < deadline, "a worker never joined the campaign"
+        time.sleep(0.05)
 
 
 def rates_shown(progress: str) -> list[float]:
