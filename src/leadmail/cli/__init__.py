@@ -107,8 +107,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
             created = await ensure_demo_key(services)
             if created is not None:
                 _announce_demo_key(created.secret, host, port)
-            else:
-                _say_how_to_make_a_key(await services.keys.list())
+            elif await services.keys.list(DEMO_ACCOUNT):
+                _say_how_to_make_a_key()
         log.info("serving", host=host, port=port, database=_database_kind(settings))
         settle_collector()
         yield
@@ -143,13 +143,12 @@ def _announce_demo_key(secret: str, host: str, port: int) -> None:
     )
 
 
-def _say_how_to_make_a_key(keys: Sequence[ApiKey]) -> None:
-    """On a later start the demo key is not shown again (only its digest is kept)."""
-    accounts = sorted({key.account_name for key in keys})
-    account = DEMO_ACCOUNT if DEMO_ACCOUNT in accounts or not accounts else accounts[0]
+def _say_how_to_make_a_key() -> None:
+    """A later start of a database that began with the demo key: that key is not shown
+    again (only its digest is kept), so say how to make another."""
     print(
         "\nAPI keys are shown only once, when they are made. To make another:\n\n"
-        f"  {command_line('keys', 'create', '--account', account)}\n",
+        f"  {command_line('keys', 'create', '--account', DEMO_ACCOUNT)}\n",
         flush=True,
     )
 
