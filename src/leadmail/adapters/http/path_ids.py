@@ -4,9 +4,10 @@ the parameter, and never reaches storage), and the document states the same patt
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
-from litestar.params import PathParameter
+from litestar.params import ParameterKwarg, PathParameter
 
 from leadmail.domain.campaigns import CAMPAIGN_ID
 from leadmail.domain.email import MESSAGE_ID
@@ -14,25 +15,14 @@ from leadmail.domain.ids import MAX_ID_LENGTH
 from leadmail.domain.lead_imports import IMPORT_ID
 from leadmail.domain.leads import LEAD_ID
 
-LeadId = Annotated[
-    str,
-    PathParameter(pattern=LEAD_ID.pattern, max_length=MAX_ID_LENGTH, description="A lead's id"),
-]
-MessageId = Annotated[
-    str,
-    PathParameter(
-        pattern=MESSAGE_ID.pattern, max_length=MAX_ID_LENGTH, description="A message's id"
-    ),
-]
-ImportId = Annotated[
-    str,
-    PathParameter(
-        pattern=IMPORT_ID.pattern, max_length=MAX_ID_LENGTH, description="An import's id"
-    ),
-]
-CampaignId = Annotated[
-    str,
-    PathParameter(
-        pattern=CAMPAIGN_ID.pattern, max_length=MAX_ID_LENGTH, description="A campaign's id"
-    ),
-]
+
+def _in_path(rule: re.Pattern[str], description: str) -> ParameterKwarg:
+    """The path parameter of an id of ``rule``'s kind (the same pattern as the answers'
+    ids in schemas.py)."""
+    return PathParameter(pattern=rule.pattern, max_length=MAX_ID_LENGTH, description=description)
+
+
+LeadId = Annotated[str, _in_path(LEAD_ID, "A lead's id")]
+MessageId = Annotated[str, _in_path(MESSAGE_ID, "A message's id")]
+ImportId = Annotated[str, _in_path(IMPORT_ID, "An import's id")]
+CampaignId = Annotated[str, _in_path(CAMPAIGN_ID, "A campaign's id")]
