@@ -39,7 +39,7 @@ from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.background import running_jobs
-from leadmail.campaign_wiring import campaign_sender
+from leadmail.campaign_wiring import campaign_runner
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.delivery import RetryPolicy
@@ -57,13 +57,13 @@ from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 from leadmail.services.addressing import Addressing
 from leadmail.services.campaign_checks import CampaignChecks
 from leadmail.services.campaigns import CAMPAIGN_JOB, CampaignService
-from leadmail.services.delivery import Delivery, DeliverySettings
 from leadmail.services.keys import ApiKeyService, CreatedKey
 from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import IMPORT_JOB, LeadImportService
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
 from leadmail.services.outbox import Outbox
+from leadmail.services.outgoing import DeliverySettings, Outgoing
 from leadmail.services.registry import Services
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
@@ -167,7 +167,8 @@ class Adapters:
 
 def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = utc_now) -> Services:
     settings = settings if settings is not None else Settings()
-    delivery = Delivery(
+    outgoing = Outgoing(
+        adapters.messages,
         adapters.provider,
         DeliverySettings(
             retry=RetryPolicy(
@@ -177,7 +178,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         ),
         clock,
     )
-    outbox = Outbox(adapters.messages, adapters.claims, delivery, clock)
+    outbox = Outbox(adapters.messages, adapters.claims, outgoing, clock)
     addressing = Addressing(
         SenderPolicy(frozenset(settings.allowed_sender_domains)), settings.email_default_from
     )
@@ -188,8 +189,8 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
     )
-    sender = campaign_sender(adapters, settings, templates, campaigns, clock)
-    adapters.jobs.handle(CAMPAIGN_JOB, sender.run_job)
+    runner = campaign_runner(adapters, settings, outgoing, templates, campaigns, clock)
+    adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
@@ -200,7 +201,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         imports=imports,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
-        sender=sender,
+        campaign_runner=runner,
     )
 
 

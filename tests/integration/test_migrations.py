@@ -66,6 +66,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_26t16_40_00_000000_rate_limits as rate_limits,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_26t20_10_00_000000_recipient_leases as recipient_leases,
+)
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.templates import TemplateSource
@@ -78,8 +81,8 @@ LEAD_MIGRATIONS = sorted([initial.ID, lead_indexes.ID])
 TAG_MIGRATIONS = sorted([tags_and_fields.ID, tags_index.ID])
 # Lead imports (their tables, indexes) and the job queue (pgqueuer's tables, Postgres only).
 IMPORT_MIGRATIONS = sorted([lead_imports.ID, lead_import_indexes.ID, job_queue.ID])
-# Campaigns and their recipients (tables and indexes in one migration).
-CAMPAIGN_MIGRATIONS = [campaigns.ID]
+# Campaigns and their recipients (tables and indexes in one migration; a column renamed).
+CAMPAIGN_MIGRATIONS = [campaigns.ID, recipient_leases.ID]
 # A lead import's attempts (a column).
 ATTEMPT_MIGRATIONS = [import_attempts.ID]
 # The rate limiter's grants and holds (Postgres only: SQLite records it and does nothing).

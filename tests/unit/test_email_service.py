@@ -20,9 +20,9 @@ from leadmail.domain.errors import MessageNotFound, TemplateNotFound, Validation
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.templates import TemplateSource
 from leadmail.services.addressing import Addressing, PlainEmailRequest, TemplateEmailRequest
-from leadmail.services.delivery import Delivery, DeliverySettings
 from leadmail.services.messages import MessageService
 from leadmail.services.outbox import Outbox
+from leadmail.services.outgoing import DeliverySettings, Outgoing
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
@@ -82,7 +82,8 @@ async def make_rig(
     log = MemoryMessageRepository()
     recording = sender if sender is not None else RecordingEmailProvider("test")
     claims = MemoryIdempotencyStore()
-    delivery = Delivery(
+    outgoing = Outgoing(
+        log,
         recording,
         DeliverySettings(
             retry=policy if policy is not None else RetryPolicy(max_attempts=4, deadline=20.0)
@@ -90,7 +91,7 @@ async def make_rig(
         clock=time.wall,
         timer=time,
     )
-    outbox = Outbox(log, claims, delivery, clock=time.wall)
+    outbox = Outbox(log, claims, outgoing, clock=time.wall)
     addressing = Addressing(SenderPolicy(allowed), default_from)
     service = TemplateService(FileTemplateCatalog(None), templates, clock=time.wall)
     return Rig(

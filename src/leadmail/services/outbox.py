@@ -1,10 +1,12 @@
-"""Every send goes through here: its messages are recorded (pending) before the provider
-is called, updated with what became of them, and a request under an Idempotency-Key acts
-once: replayed when it succeeded, resumed for what failed, refused while it runs."""
+"""An API send's way into the outgoing pipeline (services/outgoing.py): its messages
+recorded, each sent as a batch of one, what became of them stored; and a request under an
+Idempotency-Key acts once: replayed when it succeeded, resumed for what failed, refused
+while it runs."""
 
 from __future__ import annotations
 
 from leadmail.domain.clock import Clock, utc_now
+from leadmail.domain.delivery import BatchItem
 from leadmail.domain.email import Message, MessageStatus, new_message_id
 from leadmail.domain.idempotency import (
     Claim,
@@ -17,7 +19,7 @@ from leadmail.domain.idempotency import (
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.messages import MessageRepository
 from leadmail.services.addressing import SendPlan
-from leadmail.services.delivery import Delivery
+from leadmail.services.outgoing import Outgoing
 from leadmail.services.results import SendResult
 
 
@@ -26,12 +28,12 @@ class Outbox:
         self,
         messages: MessageRepository,
         claims: IdempotencyStore,
-        delivery: Delivery,
+        outgoing: Outgoing,
         clock: Clock = utc_now,
     ) -> None:
         self._messages = messages
         self._claims = claims
-        self._delivery = delivery
+        self._outgoing = outgoing
         self._clock = clock
 
     async def send(self, account_id: str, plan: SendPlan, key: str | None) -> SendResult:
@@ -45,25 +47,29 @@ class Outbox:
             if isinstance(held, SendResult):
                 return held  # a replay
             claim, messages = held
+        outgoing = self._outgoing
         try:
+            deadline = outgoing.deadline()
             todo = [
-                (email, message)
-                for email, message in zip(plan.emails, messages, strict=True)
+                (message, email)
+                for message, email in zip(messages, plan.emails, strict=True)
                 if message.status is not MessageStatus.SENT
             ]
-            outcomes = (
-                [await self._delivery.deliver_one(*todo[0])]
-                if len(todo) == 1
-                else await self._delivery.deliver(todo)
+            delivered = await outgoing.deliver_each(
+                [BatchItem(email, message.message_id) for message, email in todo], deadline
             )
-            await self._messages.update([o.message for o in outcomes])
+            settled = [
+                outgoing.settled(message, done, done.results[0] if done.results else None)
+                for (message, _), done in zip(todo, delivered, strict=True)
+            ]
+            await outgoing.store([message for message, _ in settled])
         finally:
             if claim is not None:
                 await self._claims.finish(claim, self._clock())
-        updated = {o.message.message_id: o.message for o in outcomes}
+        updated = {m.message_id: m for m, _ in settled}
         return SendResult(
             messages=[updated.get(m.message_id, m) for m in messages],
-            errors={o.message.message_id: o.error for o in outcomes if o.error is not None},
+            errors={m.message_id: e for m, e in settled if e is not None},
             per_recipient=plan.per_recipient,
         ).checked()
 
@@ -109,11 +115,6 @@ class Outbox:
         return taken, messages
 
     async def _record(self, account_id: str, plan: SendPlan) -> list[Message]:
-        now = self._clock()
-        provider = self._delivery.provider
-        messages = [
-            Message.pending(new_message_id(), account_id, email, plan.template_id, provider, now)
-            for email in plan.emails
-        ]
-        await self._messages.add(messages)
-        return messages
+        items = [BatchItem(email, new_message_id()) for email in plan.emails]
+        recorded = await self._outgoing.record(account_id, items, plan.template_id)
+        return [recorded[item.message_id] for item in items]

@@ -181,7 +181,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
     class CampaignRecipients(Table, tablename="campaign_recipients", db=engine):
         # One per lead of a campaign's frozen audience: (campaign_id, lead_id) is unique
         # through an index the migration creates, and (campaign_id, status, lead_id)
-        # indexed for claims, counts and pages by status.
+        # indexed for leases, counts and pages by status.
         recipient_id = BigSerial(primary_key=True)
         campaign_id = ForeignKey(references=Campaigns, on_delete=OnDelete.cascade, null=False)
         # No foreign keys: a lead deleted after the freeze stays a recipient, and a
@@ -191,8 +191,8 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         status = Varchar(length=16)
         message_id = Varchar(length=40, null=True, default=None)
         batch_id = Varchar(length=40, null=True, default=None)
-        claim_id = Varchar(length=40, null=True, default=None)  # who holds the batch now
-        retry = Boolean()  # its batch expired, to be claimed again as it was
+        lease_id = Varchar(length=40, null=True, default=None)  # who holds the batch now
+        retry = Boolean()  # its batch expired, to be leased again as it was
         lease_until = Timestamptz(null=True, default=None)
         error = Text()
         updated_at = Timestamptz()
