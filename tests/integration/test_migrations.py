@@ -116,6 +116,13 @@ RENAME_MIGRATIONS = sorted(
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
+
+
+def applied_from(first: str) -> list[str]:
+    """What `migrate` applies after a rollback down to ``first``: it and every later one."""
+    return [migration for migration in ALL_MIGRATIONS if migration >= first]
+
+
 LEAD_TABLES = {"accounts", "api_keys", "leads"}
 MAIL_TABLES = {"templates", "messages", "idempotency_keys"}
 IMPORT_TABLES = {"lead_imports", "lead_import_chunks", "lead_import_errors"}
@@ -477,7 +484,7 @@ async def test_the_limiter_tables_are_postgres_only_and_go_back_and_forth(
     assert not (await empty.schema()).tables & LIMITER_TABLES
     assert not await rate_take_exists(empty)
     assert (await empty.schema()).tables >= CAMPAIGN_TABLES  # what came before stays
-    assert await migrate(empty.database) == LIMITER_MIGRATIONS
+    assert await migrate(empty.database) == applied_from(LIMITER_MIGRATIONS[0])
     assert await rate_take_exists(empty) is postgres
 
 
