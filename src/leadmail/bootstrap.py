@@ -24,6 +24,7 @@ from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.rate_limits import PostgresLimitStorage
+from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.http.app import build_app
 from leadmail.adapters.limits.factory import rate_limiter_for
@@ -37,6 +38,7 @@ from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.background import running_jobs
 from leadmail.campaign_wiring import campaign_runner
@@ -53,6 +55,7 @@ from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
+from leadmail.ports.suppressions import SuppressionRepository
 from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 from leadmail.services.addressing import Addressing
 from leadmail.services.campaign_checks import CampaignChecks
@@ -66,6 +69,7 @@ from leadmail.services.outbox import Outbox
 from leadmail.services.outgoing import DeliverySettings, Outgoing
 from leadmail.services.registry import Services
 from leadmail.services.send_email import SendEmail
+from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.templates import TemplateService
 
@@ -87,6 +91,7 @@ class Adapters:
     limiter: RateLimiter  # the provider's pace (campaigns), shared by every process
     campaigns: CampaignRepository
     recipients: RecipientRepository
+    suppressions: SuppressionRepository
     database: Database | None = None
 
     @classmethod
@@ -105,6 +110,7 @@ class Adapters:
             limiter=rate_limiter_for(Settings()),  # in this process; every lane unlimited
             campaigns=campaigns,
             recipients=MemoryRecipientRepository(leads, campaigns),
+            suppressions=MemorySuppressionRepository(),
         )
 
     @classmethod
@@ -132,6 +138,7 @@ class Adapters:
             templates=PiccoloTemplateRepository(database),
             messages=PiccoloMessageRepository(database),
             claims=PiccoloIdempotencyStore(database),
+            suppressions=PiccoloSuppressionRepository(database),
             catalog=FileTemplateCatalog(
                 Path(settings.templates_dir) if settings.templates_dir else None
             ),
@@ -178,7 +185,8 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         ),
         clock,
     )
-    outbox = Outbox(adapters.messages, adapters.claims, outgoing, clock)
+    policy = SendPolicy(adapters.suppressions)
+    outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, clock)
     addressing = Addressing(
         SenderPolicy(frozenset(settings.allowed_sender_domains)), settings.email_default_from
     )
@@ -189,7 +197,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
     )
-    runner = campaign_runner(adapters, settings, outgoing, templates, campaigns, clock)
+    runner = campaign_runner(adapters, settings, outgoing, policy, templates, campaigns, clock)
     adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
     return Services(
         leads=LeadService(adapters.leads, clock),

@@ -19,6 +19,7 @@ from leadmail.services.campaign_batches import CampaignBatches, CampaignSettings
 from leadmail.services.campaign_runner import CampaignRunner
 from leadmail.services.campaigns import CampaignService
 from leadmail.services.outgoing import Outgoing
+from leadmail.services.send_policy import SendPolicy
 from leadmail.services.templates import TemplateService
 
 # A campaign's batches at the provider at once, per process, where the provider takes
@@ -56,6 +57,7 @@ def campaign_runner(
     parts: RunnerAdapters,
     settings: Settings,
     outgoing: Outgoing,
+    policy: SendPolicy,
     templates: TemplateService,
     campaigns: CampaignService,
     clock: Clock,
@@ -65,7 +67,7 @@ def campaign_runner(
     provider = parts.provider
     chosen = campaign_settings(settings, provider)
     batches = CampaignBatches(
-        parts.recipients, parts.leads, parts.messages, outgoing, parts.limiter,
+        parts.recipients, parts.leads, parts.messages, outgoing, policy, parts.limiter,
         email_lane(provider.name), chosen, clock,
     )  # fmt: skip
     return CampaignRunner(

@@ -28,6 +28,7 @@ from leadmail.services.campaign_runner import CampaignRunner
 from leadmail.services.campaigns import CampaignService
 from leadmail.services.outgoing import DeliverySettings, Outgoing
 from leadmail.services.registry import Services
+from leadmail.services.send_policy import SendPolicy
 from tests.unit.fakes import START, FakeClock
 
 ACCOUNT = "acc_school"
@@ -180,7 +181,8 @@ async def runner_rig(
     chosen = settings if settings is not None else campaign_settings()
     outgoing = Outgoing(parts.messages, provider, DeliverySettings(retry=chosen.retry), clock)
     batches = CampaignBatches(
-        parts.recipients, parts.leads, parts.messages, outgoing, chosen_limiter,
+        parts.recipients, parts.leads, parts.messages, outgoing,
+        SendPolicy(parts.suppressions), chosen_limiter,
         email_lane(provider.name), chosen, clock,
     )  # fmt: skip
     runner = CampaignRunner(

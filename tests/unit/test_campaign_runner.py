@@ -13,7 +13,11 @@ from leadmail.domain.campaign_recipients import LEAD_DELETED, STOPPED, lacks_var
 from leadmail.domain.campaigns import CampaignCounts, CampaignStatus, RecipientStatus
 from leadmail.domain.delivery import BatchItem, ProviderRejected, ProviderUnavailable
 from leadmail.domain.email import Mailbox, MessageStatus, OutgoingEmail
+from leadmail.domain.suppressions import Suppression, SuppressionReason, suppression_address
+from tests.unit.fakes import START
 from tests.unit.runner_rig import ACCOUNT, LEASE, RecordingLimiter, campaign_settings, runner_rig
+
+R = SuppressionReason
 
 
 async def test_every_recipient_once_in_batches_keyed_by_their_batch_id(tmp_path: Path) -> None:
@@ -168,6 +172,30 @@ async def test_recipients_it_cannot_render_are_skipped(tmp_path: Path) -> None:
     assert skipped["gone@example.com"] == (LEAD_DELETED, None)
     assert "first_name" in skipped["broken@example.com"][0]
     assert [d.email.to[0].address for d in rig.provider.delivered] == ["ok@example.com"]
+
+
+async def test_suppressed_recipients_are_never_sent_whatever_the_reason(tmp_path: Path) -> None:
+    rig = await runner_rig(tmp_path)
+    for n in range(5):
+        await rig.lead(f"l{n}@example.com")
+    campaign_id = await rig.start()
+    for n, reason in enumerate([R.UNSUBSCRIBED, R.MANUAL, R.BOUNCED]):  # after the start
+        address = suppression_address(f"L{n}@Example.com")
+        await rig.adapters.suppressions.add(Suppression.of(ACCOUNT, address, reason, START))
+    other = suppression_address("l3@example.com")  # another account's list changes nothing
+    await rig.adapters.suppressions.add(Suppression.of("acc_other", other, R.MANUAL, START))
+
+    await rig.run(campaign_id)
+
+    view = await rig.campaigns.get(ACCOUNT, campaign_id)
+    assert (view.campaign.status, view.counts) == (
+        CampaignStatus.DONE, CampaignCounts(sent=2, suppressed=3),
+    )  # fmt: skip
+    held = await rig.adapters.recipients.page(campaign_id, RecipientStatus.SUPPRESSED, 10)
+    assert sorted(r.email for r in held) == ["l0@example.com", "l1@example.com", "l2@example.com"]
+    assert all("suppression list" in r.error and r.message_id is None for r in held)
+    sent = sorted(d.email.to[0].address for d in rig.provider.delivered)
+    assert sent == ["l3@example.com", "l4@example.com"]
 
 
 async def test_pause_between_batches_stops_new_requests_and_resume_sends_the_rest(

@@ -13,6 +13,7 @@ from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable, RetryPolicy
 from leadmail.domain.email import MessageStatus, OutgoingEmail, SenderNotAllowed, SenderPolicy
@@ -25,6 +26,7 @@ from leadmail.services.outbox import Outbox
 from leadmail.services.outgoing import DeliverySettings, Outgoing
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 from leadmail.services.send_email import SendEmail
+from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.templates import TemplateService
 
@@ -67,6 +69,7 @@ class Rig:
     sender: RecordingEmailProvider
     log: MemoryMessageRepository
     time: Time
+    suppressions: MemorySuppressionRepository
 
 
 async def make_rig(
@@ -82,6 +85,7 @@ async def make_rig(
     log = MemoryMessageRepository()
     recording = sender if sender is not None else RecordingEmailProvider("test")
     claims = MemoryIdempotencyStore()
+    suppressions = MemorySuppressionRepository()
     outgoing = Outgoing(
         log,
         recording,
@@ -91,7 +95,7 @@ async def make_rig(
         clock=time.wall,
         timer=time,
     )
-    outbox = Outbox(log, claims, outgoing, clock=time.wall)
+    outbox = Outbox(log, claims, outgoing, SendPolicy(suppressions), clock=time.wall)
     addressing = Addressing(SenderPolicy(allowed), default_from)
     service = TemplateService(FileTemplateCatalog(None), templates, clock=time.wall)
     return Rig(
@@ -101,6 +105,7 @@ async def make_rig(
         recording,
         log,
         time,
+        suppressions,
     )
 
 

@@ -156,6 +156,12 @@ class MessageStatus(StrEnum):
     PENDING = "pending"
     SENT = "sent"
     FAILED = "failed"
+    SUPPRESSED = "suppressed"  # never sent: its address is on the suppression list
+
+    @property
+    def settled(self) -> bool:
+        """Nothing more is to be done for it by a send (a retried request skips it)."""
+        return self in (MessageStatus.SENT, MessageStatus.SUPPRESSED)
 
 
 def new_message_id() -> str:
@@ -204,6 +210,14 @@ class Message:
             self.message_id, self.account_id, self.sender, self.to, self.subject,
             self.template_id, MessageStatus.SENT, self.provider, provider_message_id,
             attempts, "", self.created_at, now,
+        )  # fmt: skip
+
+    def suppressed(self, why: str, now: datetime) -> Message:
+        """This message, not sent: its address is on the suppression list (``why``)."""
+        return Message(
+            self.message_id, self.account_id, self.sender, self.to, self.subject,
+            self.template_id, MessageStatus.SUPPRESSED, self.provider, None, self.attempts,
+            why[:MAX_LAST_ERROR], self.created_at, now,
         )  # fmt: skip
 
     def failed(self, error: str, attempts: int, now: datetime) -> Message:

@@ -129,6 +129,10 @@ class Suppression:
             self.message_id, self.campaign_id,
         )  # fmt: skip
 
+    def why(self) -> str:
+        """What a message not sent for this entry says (its ``last_error``)."""
+        return f"not sent: the address is on this account's suppression list ({self.reason})"
+
     def holds(self, transactional: bool) -> bool:
         """Whether this entry stops a send (``transactional``: a receipt and the like)."""
         return self.reason.binding or not transactional

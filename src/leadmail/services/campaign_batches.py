@@ -1,5 +1,6 @@
 """One batch of a campaign, leased by this worker, sent through the outgoing pipeline
 (services/outgoing.py): each recipient's message rendered (or the recipient skipped), the
+send policy applied (a suppressed recipient is never sent: one lookup for the batch), the
 messages recorded pending before the provider is called, one provider request for the
 batch (its batch id as the Idempotency-Key, kept by a retry) paced by the campaign's lane,
 and what became of each recipient recorded on it and on its message.
@@ -19,6 +20,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from leadmail.domain.addresses import email_key
 from leadmail.domain.campaign_recipients import (
     LANDED_BEFORE,
     LeasedBatch,
@@ -36,6 +38,7 @@ from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
 from leadmail.services.campaign_watch import CampaignWatch
 from leadmail.services.outgoing import Outgoing, Timer
+from leadmail.services.send_policy import SendPolicy
 
 log = logging.getLogger("leadmail.campaigns")
 _S = RecipientStatus
@@ -106,6 +109,7 @@ class CampaignBatches:
         leads: LeadRepository,
         messages: MessageRepository,
         outgoing: Outgoing,
+        policy: SendPolicy,
         limiter: RateLimiter,
         lane: str,
         settings: CampaignSettings,
@@ -115,6 +119,7 @@ class CampaignBatches:
         self._leads = leads
         self._messages = messages
         self._outgoing = outgoing
+        self._policy = policy
         self._limiter = limiter
         self._lane = lane
         self._hold = settings.hold
@@ -147,6 +152,20 @@ class CampaignBatches:
             assert recipient.message_id is not None  # given by the lease
             items.append(BatchItem(rendered, recipient.message_id))
             lead_of[recipient.message_id] = recipient.lead_id
+        if items:  # the send policy, in one lookup: a suppressed recipient is never sent
+            barred = await self._policy.suppressed(
+                campaign.account_id, [item.email.to[0].address for item in items]
+            )
+            if barred:  # (a retried batch too: what it no longer holds is not sent again)
+                kept: list[BatchItem] = []
+                for item in items:
+                    entry = barred.get(email_key(item.email.to[0].address))
+                    if entry is None:
+                        kept.append(item)
+                        continue
+                    lead_id = lead_of.pop(item.message_id)
+                    skipped.append(RecipientOutcome(lead_id, _S.SUPPRESSED, entry.why()))
+                items = kept
         if skipped:
             await self._recipients.record(batch, skipped, self._clock())
         if not items:

@@ -165,16 +165,23 @@ class Outgoing:
         items: Sequence[BatchItem],
         template_id: str | None,
         stored: Mapping[str, Message] | None = None,
+        *,
+        withheld: Mapping[str, str] | None = None,
     ) -> dict[str, Message]:
         """Step 1: each item's message, stored ``pending`` before the provider is called,
         by message id; those in ``stored`` (a retry's, recorded before) are not stored
-        again."""
+        again; those in ``withheld`` (the send policy's, by message id: why) are stored
+        ``suppressed``, never to be sent."""
         now, provider = self._clock(), self._provider.name
         new = [
             Message.pending(item.message_id, account_id, item.email, template_id, provider, now)
             for item in items
             if stored is None or item.message_id not in stored
         ]
+        if withheld:
+            new = [
+                m.suppressed(why, now) if (why := withheld.get(m.message_id)) else m for m in new
+            ]
         if new:
             await self._messages.add(new)
         found = {} if stored is None else dict(stored)

@@ -17,6 +17,7 @@ from leadmail.adapters.db.tables import (
     LeadImports,
     Leads,
     Messages,
+    Suppressions,
     Templates,
 )
 
@@ -35,6 +36,7 @@ APP_CONFIG = AppConfig(
         LeadImportErrors,
         Campaigns,
         CampaignRecipients,
+        Suppressions,
     ],
     migration_dependencies=[],
     commands=[],

@@ -44,6 +44,7 @@ class Tables:
     lead_import_errors: Any
     campaigns: Any
     campaign_recipients: Any
+    suppressions: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -197,6 +198,19 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         error = Text()
         updated_at = Timestamptz()
 
+    class Suppressions(Table, tablename="suppressions", db=engine):
+        # One per address and account: (account_id, digest) is unique through an index the
+        # migration creates, as is the newest-first listing (account_id, created_at, digest).
+        suppression_id = BigSerial(primary_key=True)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        digest = Varchar(length=71)  # domain/suppressions.address_digest
+        email = Varchar(length=254)  # the address, or its digest once erased
+        reason = Varchar(length=16)
+        created_at = Timestamptz()
+        # No foreign keys: where it came from stays named when that is gone.
+        message_id = Varchar(length=40, null=True, default=None)
+        campaign_id = Varchar(length=40, null=True, default=None)
+
     return Tables(
         accounts=Accounts,
         api_keys=ApiKeys,
@@ -209,6 +223,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         lead_import_errors=LeadImportErrors,
         campaigns=Campaigns,
         campaign_recipients=CampaignRecipients,
+        suppressions=Suppressions,
     )
 
 
@@ -224,3 +239,4 @@ LeadImportChunks = _MIGRATION_TABLES.lead_import_chunks
 LeadImportErrors = _MIGRATION_TABLES.lead_import_errors
 Campaigns = _MIGRATION_TABLES.campaigns
 CampaignRecipients = _MIGRATION_TABLES.campaign_recipients
+Suppressions = _MIGRATION_TABLES.suppressions

@@ -12,6 +12,10 @@ class MemoryMessageRepository(MessageRepository):
     def __init__(self) -> None:
         self._records: dict[str, Message] = {}
 
+    def __len__(self) -> int:
+        """How many messages it holds, of every account (for tests: nothing stored)."""
+        return len(self._records)
+
     async def add(self, records: Sequence[Message]) -> None:
         ids = [record.message_id for record in records]
         if len(set(ids)) != len(ids) or any(i in self._records for i in ids):
