@@ -97,12 +97,13 @@ class Adapters:
     @classmethod
     def in_memory(cls, provider: EmailProvider | None = None) -> Adapters:
         leads, campaigns = MemoryLeadRepository(), MemoryCampaignRepository()
+        suppressions = MemorySuppressionRepository()
         return cls(
             leads=leads,
             keys=MemoryApiKeyStore(),
             provider=provider if provider is not None else RecordingEmailProvider(),
             templates=MemoryTemplateRepository(),
-            messages=MemoryMessageRepository(),
+            messages=MemoryMessageRepository(suppressions),
             claims=MemoryIdempotencyStore(),
             catalog=FileTemplateCatalog(None),
             imports=MemoryLeadImportRepository(leads),
@@ -110,7 +111,7 @@ class Adapters:
             limiter=rate_limiter_for(Settings()),  # in this process; every lane unlimited
             campaigns=campaigns,
             recipients=MemoryRecipientRepository(leads, campaigns),
-            suppressions=MemorySuppressionRepository(),
+            suppressions=suppressions,
         )
 
     @classmethod

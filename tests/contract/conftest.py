@@ -74,17 +74,18 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
     if adapter.kind == "memory":
         leads = MemoryLeadRepository()
         campaigns = MemoryCampaignRepository()
+        suppressions = MemorySuppressionRepository()
         yield Storage(
             adapter.kind,
             leads,
             MemoryApiKeyStore(),
             MemoryTemplateRepository(),
-            MemoryMessageRepository(),
+            MemoryMessageRepository(suppressions),
             MemoryIdempotencyStore(),
             MemoryLeadImportRepository(leads),
             campaigns,
             MemoryRecipientRepository(leads, campaigns),
-            MemorySuppressionRepository(),
+            suppressions,
         )
         return
     if adapter.shared_database is not None:

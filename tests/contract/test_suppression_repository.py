@@ -8,11 +8,12 @@ import pytest
 
 from leadmail.domain.suppressions import (
     Suppression,
+    SuppressionCheck,
     SuppressionReason,
     address_digest,
     suppression_address,
 )
-from tests.contract.support import Storage, is_utc, moment
+from tests.contract.support import Storage, a_message, is_utc, moment
 
 R = SuppressionReason
 
@@ -127,3 +128,74 @@ class TestSuppressionRepositoryContract:
         assert found == ada.erased()
         assert found.email == found.digest != "ada@example.com"
         assert (found.reason, found.campaign_id) == (R.UNSUBSCRIBED, "cmp_1")
+
+
+def check_for(account: str, *addresses: str, transactional: bool = False) -> SuppressionCheck:
+    digests = tuple(address_digest(suppression_address(a)) for a in addresses)
+    return SuppressionCheck(account, digests, transactional)
+
+
+class TestMessagesStoredUnlessSuppressed:
+    """MessageRepository.add_unless_suppressed: the record and the check in one step."""
+
+    @pytest.mark.parametrize("count", [1, 3])
+    async def test_messages_to_addresses_not_on_the_list_are_stored(
+        self, storage: Storage, count: int
+    ) -> None:
+        account = await storage.new_account()
+        await storage.suppressions.add(entry(account, "zed@example.com"))
+        made = [a_message(account, to=(f"l{n}@example.com",)) for n in range(count)]
+
+        barred = await storage.messages.add_unless_suppressed(
+            made, check_for(account, *(m.to[0] for m in made))
+        )
+
+        assert barred == []
+        ids = [m.message_id for m in made]
+        assert await storage.messages.get_many(account, ids) == made
+
+    @pytest.mark.parametrize("count", [1, 3])
+    async def test_nothing_is_stored_when_one_address_is_on_the_list(
+        self, storage: Storage, count: int
+    ) -> None:
+        account = await storage.new_account()
+        grace = entry(account, "Grace@Example.com", R.BOUNCED)
+        await storage.suppressions.add(grace)
+        await storage.suppressions.add(entry(account, "other@example.com"))
+        made = [a_message(account, to=(f"l{n}@example.com",)) for n in range(count - 1)]
+        made.append(a_message(account, to=("grace@example.com",)))
+
+        barred = await storage.messages.add_unless_suppressed(
+            made, check_for(account, *(m.to[0] for m in made))
+        )
+
+        assert barred == [grace]
+        assert await storage.messages.get_many(account, [m.message_id for m in made]) == []
+
+    @pytest.mark.parametrize(("reason", "stored"), [(R.UNSUBSCRIBED, True), (R.BOUNCED, False)])
+    async def test_a_transactional_check_counts_only_binding_entries(
+        self, storage: Storage, reason: R, stored: bool
+    ) -> None:
+        account = await storage.new_account()
+        await storage.suppressions.add(entry(account, "ada@example.com", reason))
+        message = a_message(account)
+
+        barred = await storage.messages.add_unless_suppressed(
+            [message], check_for(account, "ada@example.com", transactional=True)
+        )
+
+        assert (barred == []) is stored
+        assert (await storage.messages.get(account, message.message_id) is not None) is stored
+
+    async def test_another_accounts_list_stops_nothing(self, storage: Storage) -> None:
+        mine, theirs = await storage.new_account(), await storage.new_account()
+        await storage.suppressions.add(entry(theirs, "ada@example.com", R.COMPLAINED))
+        message = a_message(mine)
+
+        assert (
+            await storage.messages.add_unless_suppressed(
+                [message], check_for(mine, "ada@example.com")
+            )
+            == []
+        )
+        assert await storage.messages.get(mine, message.message_id) == message

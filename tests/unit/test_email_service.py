@@ -82,10 +82,10 @@ async def make_rig(
     time = Time()
     templates = MemoryTemplateRepository()
     await templates.sync([WELCOME], T0)
-    log = MemoryMessageRepository()
+    suppressions = MemorySuppressionRepository()
+    log = MemoryMessageRepository(suppressions)
     recording = sender if sender is not None else RecordingEmailProvider("test")
     claims = MemoryIdempotencyStore()
-    suppressions = MemorySuppressionRepository()
     outgoing = Outgoing(
         log,
         recording,

@@ -93,6 +93,16 @@ def is_digest(text: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class SuppressionCheck:
+    """What a send asks of an account's suppression list: which of these digests are on
+    it, counting only the entries that bind a transactional send when it is one."""
+
+    account_id: str
+    digests: tuple[str, ...]
+    transactional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Suppression:
     """One address an account must not mail. ``email`` is the normalised address, or its
     digest once erased; ``digest`` is what every check compares. ``message_id`` and

@@ -51,11 +51,11 @@ class Outbox:
         """Send what ``plan`` says. The result holds every message; when any failed, its
         failure (DeliveryRejected or DeliveryUnavailable, holding them all) is raised.
         RecipientSuppressed when a plain send has no recipient left to mail."""
-        plan, withheld = await self._screened(account_id, plan)
         if key is None:
             claim = None
-            messages = await self._record(account_id, plan, withheld)
+            plan, messages, withheld = await self._screened_record(account_id, plan)
         else:
+            plan, withheld = await self._screened(account_id, plan)
             held = await self._claim(account_id, plan, key, withheld)
             if isinstance(held, SendResult):
                 return held  # a replay
@@ -88,17 +88,41 @@ class Outbox:
             per_recipient=plan.per_recipient,
         ).checked()
 
+    async def _screened_record(
+        self, account_id: str, plan: SendPlan
+    ) -> tuple[SendPlan, list[Message], dict[int, Suppression]]:
+        """Steps 2 and 1 for a request without a key: its messages recorded unless the
+        suppression list holds one of its addresses, in one step (one round trip for a
+        plain send); when it does, the plan screened and its messages recorded so."""
+        addresses = [box.address for email in plan.emails for box in email.to]
+        policy, transactional = self._policy, plan.transactional
+        items = [BatchItem(email, new_message_id()) for email in plan.emails]
+        pending = self._outgoing.pending(account_id, items, plan.template_id)
+        check = policy.check(account_id, addresses, transactional=transactional)
+        entries = await self._messages.add_unless_suppressed(pending, check)
+        if not entries:
+            return plan, pending, {}
+        found = policy.barred(addresses, entries, transactional=transactional)
+        plan, withheld = self._screen(plan, found)
+        return plan, await self._record(account_id, plan, withheld), withheld
+
     async def _screened(
         self, account_id: str, plan: SendPlan
     ) -> tuple[SendPlan, dict[int, Suppression]]:
-        """Step 2: ``plan`` without the suppressed recipients of a plain send (raising
-        RecipientSuppressed when none is left), and the messages of a template send that
-        are withheld (by place) with the entry that withholds each."""
+        """Step 2: ``plan`` screened by the suppression list (``_screen``)."""
         found = await self._policy.suppressed(
             account_id,
             [box.address for email in plan.emails for box in email.to],
             transactional=plan.transactional,
         )
+        return self._screen(plan, found)
+
+    def _screen(
+        self, plan: SendPlan, found: dict[str, Suppression]
+    ) -> tuple[SendPlan, dict[int, Suppression]]:
+        """``plan`` without the suppressed recipients (``found``) of a plain send (raising
+        RecipientSuppressed when none is left), and the messages of a template send that
+        are withheld (by place) with the entry that withholds each."""
         if not found:
             return plan, {}
         if not plan.per_recipient:

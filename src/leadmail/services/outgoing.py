@@ -172,12 +172,12 @@ class Outgoing:
         by message id; those in ``stored`` (a retry's, recorded before) are not stored
         again; those in ``withheld`` (the send policy's, by message id: why) are stored
         ``suppressed``, never to be sent."""
-        now, provider = self._clock(), self._provider.name
-        new = [
-            Message.pending(item.message_id, account_id, item.email, template_id, provider, now)
-            for item in items
-            if stored is None or item.message_id not in stored
-        ]
+        now = self._clock()
+        new = self.pending(
+            account_id,
+            [item for item in items if stored is None or item.message_id not in stored],
+            template_id,
+        )
         if withheld:
             new = [
                 m.suppressed(why, now) if (why := withheld.get(m.message_id)) else m for m in new
@@ -187,6 +187,16 @@ class Outgoing:
         found = {} if stored is None else dict(stored)
         found.update((m.message_id, m) for m in new)
         return found
+
+    def pending(
+        self, account_id: str, items: Sequence[BatchItem], template_id: str | None
+    ) -> list[Message]:
+        """Each item's message as step 1 records it (``pending``), not yet stored."""
+        now, provider = self._clock(), self._provider.name
+        return [
+            Message.pending(item.message_id, account_id, item.email, template_id, provider, now)
+            for item in items
+        ]
 
     async def deliver_each(self, items: Sequence[BatchItem], deadline: float) -> list[Delivered]:
         """Steps 3-4 for an API send: each item as a batch of one (its message on its own,

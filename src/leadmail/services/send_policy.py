@@ -7,13 +7,33 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from leadmail.domain.addresses import email_key
-from leadmail.domain.suppressions import Suppression, address_digest
+from leadmail.domain.suppressions import Suppression, SuppressionCheck, address_digest
 from leadmail.ports.suppressions import SuppressionRepository
 
 
 class SendPolicy:
     def __init__(self, suppressions: SuppressionRepository) -> None:
         self._suppressions = suppressions
+
+    def check(
+        self, account_id: str, addresses: Iterable[str], *, transactional: bool = False
+    ) -> SuppressionCheck:
+        """The question ``suppressed`` asks, for a store that answers it in the same step
+        as it records the messages (MessageRepository.add_unless_suppressed)."""
+        digests = tuple({address_digest(email_key(a)) for a in addresses})
+        return SuppressionCheck(account_id, digests, transactional)
+
+    def barred(
+        self, addresses: Iterable[str], entries: Iterable[Suppression], *, transactional: bool
+    ) -> dict[str, Suppression]:
+        """Of ``entries`` found for ``addresses``, those that stop the send, by address in
+        compared form (as ``suppressed`` answers)."""
+        by_digest = {address_digest(email_key(a)): email_key(a) for a in addresses}
+        return {
+            by_digest[e.digest]: e
+            for e in entries
+            if e.digest in by_digest and e.holds(transactional)
+        }
 
     async def suppressed(
         self, account_id: str, addresses: Iterable[str], *, transactional: bool = False

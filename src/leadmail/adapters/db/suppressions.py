@@ -16,7 +16,7 @@ from leadmail.ports.suppressions import SuppressionRepository
 
 SUPPRESSIONS = Mapped(Suppressions, Suppression)
 _WRITTEN = ("account_id", "digest", "email", "reason", "created_at", "message_id", "campaign_id")
-_BINDING = ", ".join(f"'{r}'" for r in SuppressionReason if r.binding)
+BINDING = ", ".join(f"'{r}'" for r in SuppressionReason if r.binding)
 _NOT_BINDING = ", ".join(f"'{r}'" for r in SuppressionReason if not r.binding)
 # One entry per address: a new one is kept unless one is there, which it replaces only when
 # its reason outranks the stored one's (SuppressionReason.outranks).
@@ -26,13 +26,14 @@ _ADD = SUPPRESSIONS.statement(
     ' ON CONFLICT ("account_id", "digest") DO UPDATE SET "email" = excluded."email",'
     ' "reason" = excluded."reason", "created_at" = excluded."created_at",'
     ' "message_id" = excluded."message_id", "campaign_id" = excluded."campaign_id"'
-    f' WHERE "suppressions"."reason" IN ({_NOT_BINDING}) AND excluded."reason" IN ({_BINDING})',
+    f' WHERE "suppressions"."reason" IN ({_NOT_BINDING}) AND excluded."reason" IN ({BINDING})',
     _WRITTEN,
 )
 _GET = SUPPRESSIONS.select("account_id", "digest")
-_COLUMNS = ", ".join(f'"{c}"' for c in SUPPRESSIONS.columns)
+SUPPRESSION_COLUMNS = ", ".join(f'"{c}"' for c in SUPPRESSIONS.columns)
 _FIND_POSTGRES = SUPPRESSIONS.statement(
-    f'SELECT {_COLUMNS} FROM "suppressions" WHERE "account_id" = %s AND "digest" = ANY(%s)'
+    f'SELECT {SUPPRESSION_COLUMNS} FROM "suppressions"'
+    ' WHERE "account_id" = %s AND "digest" = ANY(%s)'
 )
 _REMOVE = SUPPRESSIONS.statement(
     'DELETE FROM "suppressions" WHERE "account_id" = %s AND "digest" = %s'
