@@ -71,6 +71,7 @@ from leadmail.services.registry import Services
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.suppressions import SuppressionList
 from leadmail.services.templates import TemplateService
 
 DEMO_ACCOUNT = "demo"
@@ -210,6 +211,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         imports=imports,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
+        suppressions=SuppressionList(adapters.suppressions, clock),
         campaign_runner=runner,
     )
 

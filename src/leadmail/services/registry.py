@@ -11,6 +11,7 @@ from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.suppressions import SuppressionList
 from leadmail.services.templates import TemplateService
 
 
@@ -27,4 +28,5 @@ class Services:
     imports: LeadImportService
     export: LeadExport
     campaigns: CampaignService
+    suppressions: SuppressionList
     campaign_runner: CampaignRunner  # CAMPAIGN_JOB's handler

@@ -4,7 +4,7 @@ lead, one template, the messages of a send and of a failed one."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from leadmail.domain.custom_fields import FieldValue
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
@@ -12,6 +12,7 @@ from leadmail.domain.email import Message, MessageStatus
 from leadmail.domain.errors import LeadmailError
 from leadmail.domain.lead_imports import ImportMode, ImportStatus, LeadImport, RowError
 from leadmail.domain.leads import Lead
+from leadmail.domain.suppressions import Suppression, SuppressionReason
 from leadmail.domain.templates import Template
 from leadmail.services.results import SendResult
 
@@ -138,3 +139,15 @@ def failed_send(*, per_recipient: bool, unavailable: bool) -> LeadmailError:
     failure = result.failure
     assert failure is not None
     return failure
+
+
+SUPPRESSIONS = [
+    Suppression.of(ACCOUNT, "former.student@example.com", SuppressionReason.MANUAL, AT),
+    Suppression.of(
+        ACCOUNT,
+        "grace@example.com",
+        SuppressionReason.BOUNCED,
+        AT - timedelta(days=1),
+        message_id="msg_Vb7Qw2Lr9TzK4mXc8HnP1A",
+    ),
+]
