@@ -24,6 +24,7 @@ from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.rate_limits import PostgresLimitStorage
+from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.http.app import build_app
 from leadmail.adapters.limits.factory import rate_limiter_for
@@ -37,6 +38,7 @@ from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.background import running_jobs
 from leadmail.campaign_wiring import campaign_sender
@@ -53,6 +55,7 @@ from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
+from leadmail.ports.sender_domains import SenderDomainRepository
 from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 from leadmail.services.addressing import Addressing
 from leadmail.services.campaign_checks import CampaignChecks
@@ -63,10 +66,12 @@ from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import IMPORT_JOB, LeadImportService
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
-from leadmail.services.outbox import Outbox
 from leadmail.services.registry import Services
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.sender_checked_outbox import SenderCheckedOutbox
+from leadmail.services.sender_domains import SenderDomainService
+from leadmail.services.sender_rules import SenderRules
 from leadmail.services.templates import TemplateService
 
 DEMO_ACCOUNT = "demo"
@@ -87,6 +92,7 @@ class Adapters:
     limiter: RateLimiter  # the provider's pace (campaigns), shared by every process
     campaigns: CampaignRepository
     recipients: RecipientRepository
+    sender_domains: SenderDomainRepository
     database: Database | None = None
 
     @classmethod
@@ -105,6 +111,7 @@ class Adapters:
             limiter=rate_limiter_for(Settings()),  # in this process; every lane unlimited
             campaigns=campaigns,
             recipients=MemoryRecipientRepository(leads, campaigns),
+            sender_domains=MemorySenderDomainRepository(),
         )
 
     @classmethod
@@ -141,6 +148,7 @@ class Adapters:
             limiter=rate_limiter_for(settings, limits),
             campaigns=PiccoloCampaignRepository(database),
             recipients=PiccoloRecipientRepository(database),
+            sender_domains=PiccoloSenderDomainRepository(database),
             database=database,
         )
 
@@ -177,14 +185,18 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         ),
         clock,
     )
-    outbox = Outbox(adapters.messages, adapters.claims, delivery, clock)
-    addressing = Addressing(
-        SenderPolicy(frozenset(settings.allowed_sender_domains)), settings.email_default_from
+    # Every send path and campaign creation ask this one object (its cache is per process).
+    sender_rules = SenderRules(
+        SenderPolicy(frozenset(settings.allowed_sender_domains)), adapters.sender_domains
     )
+    outbox = SenderCheckedOutbox(
+        adapters.messages, adapters.claims, delivery, clock, rules=sender_rules
+    )
+    addressing = Addressing(settings.email_default_from)
     templates = TemplateService(adapters.catalog, adapters.templates, clock)
     imports = LeadImportService(adapters.imports, adapters.jobs, clock)
     adapters.jobs.handle(IMPORT_JOB, imports.run_job)
-    checks = CampaignChecks(templates, adapters.leads, addressing)
+    checks = CampaignChecks(templates, adapters.leads, addressing, sender_rules)
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
     )
@@ -201,6 +213,8 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
         sender=sender,
+        sender_rules=sender_rules,
+        sender_domains=SenderDomainService(adapters.sender_domains, sender_rules, clock),
     )
 
 

@@ -13,6 +13,7 @@ from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable, RetryPolicy
 from leadmail.domain.email import MessageStatus, OutgoingEmail, SenderNotAllowed, SenderPolicy
@@ -22,10 +23,11 @@ from leadmail.domain.templates import TemplateSource
 from leadmail.services.addressing import Addressing, PlainEmailRequest, TemplateEmailRequest
 from leadmail.services.delivery import Delivery, DeliverySettings
 from leadmail.services.messages import MessageService
-from leadmail.services.outbox import Outbox
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.sender_checked_outbox import SenderCheckedOutbox
+from leadmail.services.sender_rules import SenderRules
 from leadmail.services.templates import TemplateService
 
 ACCOUNT = "acc_one"
@@ -90,8 +92,9 @@ async def make_rig(
         clock=time.wall,
         timer=time,
     )
-    outbox = Outbox(log, claims, delivery, clock=time.wall)
-    addressing = Addressing(SenderPolicy(allowed), default_from)
+    rules = SenderRules(SenderPolicy(allowed), MemorySenderDomainRepository())
+    outbox = SenderCheckedOutbox(log, claims, delivery, clock=time.wall, rules=rules)
+    addressing = Addressing(default_from)
     service = TemplateService(FileTemplateCatalog(None), templates, clock=time.wall)
     return Rig(
         SendEmail(addressing, outbox),

@@ -11,6 +11,8 @@ from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.sender_domains import SenderDomainService
+from leadmail.services.sender_rules import SenderRules
 from leadmail.services.templates import TemplateService
 
 
@@ -28,3 +30,5 @@ class Services:
     export: LeadExport
     campaigns: CampaignService
     sender: CampaignSender  # CAMPAIGN_JOB's handler
+    sender_rules: SenderRules  # may an account use a from / reply_to: every send path asks
+    sender_domains: SenderDomainService

@@ -17,6 +17,7 @@ from leadmail.adapters.db.tables import (
     LeadImports,
     Leads,
     Messages,
+    SenderDomains,
     Templates,
 )
 
@@ -35,6 +36,7 @@ APP_CONFIG = AppConfig(
         LeadImportErrors,
         Campaigns,
         CampaignRecipients,
+        SenderDomains,
     ],
     migration_dependencies=[],
     commands=[],

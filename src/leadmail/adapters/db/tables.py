@@ -44,6 +44,7 @@ class Tables:
     lead_import_errors: Any
     campaigns: Any
     campaign_recipients: Any
+    sender_domains: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -197,6 +198,15 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         error = Text()
         updated_at = Timestamptz()
 
+    class SenderDomains(Table, tablename="sender_domains", db=engine):
+        # A surrogate key, because Piccolo needs one primary-key column; what identifies a
+        # sender domain is (account_id, domain), unique through an index the migration
+        # creates (the only index: an account's domains are read by it).
+        sender_domain_id = BigSerial(primary_key=True)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        domain = Varchar(length=253)  # domain/sender_domains.check_domain's form
+        created_at = Timestamptz()
+
     return Tables(
         accounts=Accounts,
         api_keys=ApiKeys,
@@ -209,6 +219,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         lead_import_errors=LeadImportErrors,
         campaigns=Campaigns,
         campaign_recipients=CampaignRecipients,
+        sender_domains=SenderDomains,
     )
 
 
@@ -224,3 +235,4 @@ LeadImportChunks = _MIGRATION_TABLES.lead_import_chunks
 LeadImportErrors = _MIGRATION_TABLES.lead_import_errors
 Campaigns = _MIGRATION_TABLES.campaigns
 CampaignRecipients = _MIGRATION_TABLES.campaign_recipients
+SenderDomains = _MIGRATION_TABLES.sender_domains
