@@ -55,6 +55,7 @@ def _of_a_domain(reason: str) -> str:
 
 _SAID_OF_AN_ADDRESS = (
     (" immediately after the @-sign", " at its start"),
+    ("After the @-sign, periods", "In a domain, periods"),
     ("The part after the @-sign", "The domain"),
     ("An email address", "A domain"),
 )
