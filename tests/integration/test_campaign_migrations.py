@@ -20,6 +20,7 @@ from tests.integration.test_migrations import (
     CAMPAIGN_TABLES,
     IMPORT_TABLES,
     LIMITER_MIGRATIONS,
+    SENDER_MIGRATIONS,
     EmptyDatabase,
     empty,
     target,
@@ -53,6 +54,7 @@ async def test_the_campaign_migration_goes_back_and_forth(empty: EmptyDatabase) 
         *CAMPAIGN_MIGRATIONS,
         *ATTEMPT_MIGRATIONS,
         *LIMITER_MIGRATIONS,
+        *SENDER_MIGRATIONS,
     ]
     assert (await empty.schema()).tables >= CAMPAIGN_TABLES
 

@@ -20,6 +20,7 @@ from tests.integration.test_migrations import (
     IMPORT_TABLES,
     LIMITER_MIGRATIONS,
     QUEUE_TABLES,
+    SENDER_MIGRATIONS,
     EmptyDatabase,
     empty,
     target,
@@ -42,9 +43,16 @@ async def test_the_import_migrations_go_back_and_forth(empty: EmptyDatabase) -> 
 
     assert not set(await applied_migrations(empty.database)) & set(IMPORT_MIGRATIONS)
     assert not (await empty.schema()).tables & (IMPORT_TABLES | QUEUE_TABLES)
-    # Those after them (campaigns, attempts, the limiter) were undone and come back too.
+    # Those after them (campaigns, attempts, the limiter, sender domains) were undone and
+    # come back too.
     assert await migrate(empty.database) == sorted(
-        [*IMPORT_MIGRATIONS, *CAMPAIGN_MIGRATIONS, *ATTEMPT_MIGRATIONS, *LIMITER_MIGRATIONS]
+        [
+            *IMPORT_MIGRATIONS,
+            *CAMPAIGN_MIGRATIONS,
+            *ATTEMPT_MIGRATIONS,
+            *LIMITER_MIGRATIONS,
+            *SENDER_MIGRATIONS,
+        ]
     )
     assert (await empty.schema()).tables >= IMPORT_TABLES
 
@@ -104,7 +112,11 @@ async def test_imports_stored_before_the_attempts_column_get_none_and_back(
         T0,
     )
 
-    assert await migrate(empty.database) == [*ATTEMPT_MIGRATIONS, *LIMITER_MIGRATIONS]
+    assert await migrate(empty.database) == [
+        *ATTEMPT_MIGRATIONS,
+        *LIMITER_MIGRATIONS,
+        *SENDER_MIGRATIONS,
+    ]
 
     imports = PiccoloLeadImportRepository(empty.database)
     claimed = await imports.claim("imp_before", "new", T0)

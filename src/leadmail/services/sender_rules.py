@@ -69,6 +69,7 @@ class SenderRules:
         see the change within MAX_AGE_S)."""
         self._generation += 1
         self._cached.pop(account_id, None)
+        self._reading.pop(account_id, None)  # a check from now on does not join it
 
     async def _read(self, account_id: str) -> frozenset[str]:
         """One read per account at a time: checks that need it meanwhile wait for it."""
@@ -81,7 +82,8 @@ class SenderRules:
         return await asyncio.shield(reading)
 
     def _read_done(self, account_id: str, done: asyncio.Future[frozenset[str]]) -> None:
-        self._reading.pop(account_id, None)
+        if self._reading.get(account_id) is done:
+            del self._reading[account_id]
         if not done.cancelled():
             done.exception()  # retrieved, though every waiter may have gone
 
