@@ -244,7 +244,8 @@ async def test_forget_makes_the_next_check_read_and_a_read_begun_before_is_not_k
 async def test_a_check_after_forget_does_not_join_a_read_begun_before() -> None:
     # A change in this process (the service forgets) while a read is under way: the next
     # check must not take that read's older answer.
-    domains = Domains(gate=asyncio.Event())
+    gate = asyncio.Event()
+    domains = Domains(gate=gate)
     rules = rules_on(domains)
     early = asyncio.create_task(rules.check(ACCOUNT, box("a@anything.example")))
     while domains.reads < 1:
@@ -253,7 +254,7 @@ async def test_a_check_after_forget_does_not_join_a_read_begun_before() -> None:
     await domains.given(ACCOUNT, "school.example")
     rules.forget(ACCOUNT)
     late = asyncio.create_task(rules.check(ACCOUNT, box("a@anything.example")))
-    domains.gate.set()
+    gate.set()
 
     await early  # began before the change: any sender
     with pytest.raises(SenderNotAllowed):
