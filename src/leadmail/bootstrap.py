@@ -24,6 +24,7 @@ from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.rate_limits import PostgresLimitStorage
+from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.http.app import build_app
@@ -38,6 +39,7 @@ from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.background import running_jobs
@@ -55,6 +57,7 @@ from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
+from leadmail.ports.sender_domains import SenderDomainRepository
 from leadmail.ports.suppressions import SuppressionRepository
 from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 from leadmail.services.addressing import Addressing
@@ -71,6 +74,8 @@ from leadmail.services.registry import Services
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.sender_domains import SenderDomainService
+from leadmail.services.sender_rules import SenderRules
 from leadmail.services.suppressions import SuppressionList
 from leadmail.services.templates import TemplateService
 
@@ -93,6 +98,7 @@ class Adapters:
     campaigns: CampaignRepository
     recipients: RecipientRepository
     suppressions: SuppressionRepository
+    sender_domains: SenderDomainRepository
     database: Database | None = None
 
     @classmethod
@@ -113,6 +119,7 @@ class Adapters:
             campaigns=campaigns,
             recipients=MemoryRecipientRepository(leads, campaigns),
             suppressions=suppressions,
+            sender_domains=MemorySenderDomainRepository(),
         )
 
     @classmethod
@@ -150,6 +157,7 @@ class Adapters:
             limiter=rate_limiter_for(settings, limits),
             campaigns=PiccoloCampaignRepository(database),
             recipients=PiccoloRecipientRepository(database),
+            sender_domains=PiccoloSenderDomainRepository(database),
             database=database,
         )
 
@@ -187,15 +195,17 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         ),
         clock,
     )
-    policy = SendPolicy(adapters.suppressions)
-    outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, clock)
-    addressing = Addressing(
-        SenderPolicy(frozenset(settings.allowed_sender_domains)), settings.email_default_from
+    # Every send path and campaign creation ask this one object (its cache is per process).
+    sender_rules = SenderRules(
+        SenderPolicy(frozenset(settings.allowed_sender_domains)), adapters.sender_domains
     )
+    policy = SendPolicy(adapters.suppressions, sender_rules)
+    outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, clock)
+    addressing = Addressing(settings.email_default_from)
     templates = TemplateService(adapters.catalog, adapters.templates, clock)
     imports = LeadImportService(adapters.imports, adapters.jobs, clock)
     adapters.jobs.handle(IMPORT_JOB, imports.run_job)
-    checks = CampaignChecks(templates, adapters.leads, addressing)
+    checks = CampaignChecks(templates, adapters.leads, addressing, sender_rules)
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
     )
@@ -213,6 +223,8 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         campaigns=campaigns,
         suppressions=SuppressionList(adapters.suppressions, clock),
         campaign_runner=runner,
+        sender_rules=sender_rules,
+        sender_domains=SenderDomainService(adapters.sender_domains, sender_rules, clock),
     )
 
 

@@ -17,6 +17,7 @@ from leadmail.adapters.db.tables import (
     LeadImports,
     Leads,
     Messages,
+    SenderDomains,
     Suppressions,
     Templates,
 )
@@ -37,6 +38,7 @@ APP_CONFIG = AppConfig(
         Campaigns,
         CampaignRecipients,
         Suppressions,
+        SenderDomains,
     ],
     migration_dependencies=[],
     commands=[],
