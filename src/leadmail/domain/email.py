@@ -156,6 +156,10 @@ class MessageStatus(StrEnum):
     PENDING = "pending"
     SENT = "sent"
     FAILED = "failed"
+    # What the provider's events say became of a sent message (domain/message_events.py).
+    DELIVERED = "delivered"
+    BOUNCED = "bounced"
+    COMPLAINED = "complained"
 
 
 def new_message_id() -> str:

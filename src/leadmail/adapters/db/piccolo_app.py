@@ -16,6 +16,7 @@ from leadmail.adapters.db.tables import (
     LeadImportErrors,
     LeadImports,
     Leads,
+    MessageEvents,
     Messages,
     Templates,
 )
@@ -35,6 +36,7 @@ APP_CONFIG = AppConfig(
         LeadImportErrors,
         Campaigns,
         CampaignRecipients,
+        MessageEvents,
     ],
     migration_dependencies=[],
     commands=[],

@@ -44,6 +44,7 @@ class Tables:
     lead_import_errors: Any
     campaigns: Any
     campaign_recipients: Any
+    message_events: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -197,6 +198,20 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         error = Text()
         updated_at = Timestamptz()
 
+    class MessageEvents(Table, tablename="message_events", db=engine):
+        # What a provider's webhook said of a message (domain/message_events.py): one row
+        # per (provider, event_id), unique through an index the migration creates, and
+        # read by message in order of ``at`` through another.
+        event_row = BigSerial(primary_key=True)
+        message_id = ForeignKey(references=Messages, on_delete=OnDelete.cascade, null=False)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        provider = Varchar(length=32)
+        event_id = Text()  # the provider's id of the event (domain: MAX_EVENT_ID)
+        type = Varchar(length=16)
+        bounce = Varchar(length=8, null=True, default=None)  # "hard" | "soft" for a bounce
+        at = Timestamptz()
+        detail = Text()
+
     return Tables(
         accounts=Accounts,
         api_keys=ApiKeys,
@@ -209,6 +224,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         lead_import_errors=LeadImportErrors,
         campaigns=Campaigns,
         campaign_recipients=CampaignRecipients,
+        message_events=MessageEvents,
     )
 
 
@@ -224,3 +240,4 @@ LeadImportChunks = _MIGRATION_TABLES.lead_import_chunks
 LeadImportErrors = _MIGRATION_TABLES.lead_import_errors
 Campaigns = _MIGRATION_TABLES.campaigns
 CampaignRecipients = _MIGRATION_TABLES.campaign_recipients
+MessageEvents = _MIGRATION_TABLES.message_events
