@@ -13,6 +13,7 @@ from leadmail.adapters.http.discovery import DiscoverableController, options_for
 from leadmail.adapters.http.envelopes import (
     MessageEnvelope,
     MessageListEnvelope,
+    MessageWithEventsEnvelope,
     SendRejectedEnvelope,
     SendUnavailableEnvelope,
     TemplateListEnvelope,
@@ -25,6 +26,7 @@ from leadmail.adapters.http.prepared import PreparedOnce
 from leadmail.adapters.http.schemas import (
     MessageOut,
     MessagesOut,
+    MessageWithEventsOut,
     SendEmailIn,
     SendTemplateIn,
     TemplateOut,
@@ -186,6 +188,11 @@ class EmailController(DiscoverableController):
     @get(
         "/messages/{message_id:str}",
         summary="Get a message: what became of it",
+        description=(
+            "The message, and in `events` what its provider reported of it since (delivered,"
+            " deferred, bounced hard or soft, complained, opened, clicked), oldest first."
+            " `status` moves sent -> delivered -> bounced -> complained, never backwards."
+        ),
         operation_id="getMessage",
         responses=error_responses(MessageNotFound),
     )
@@ -193,9 +200,11 @@ class EmailController(DiscoverableController):
         self,
         request: AuthedRequest,
         message_id: MessageId,
-    ) -> MessageEnvelope:
-        message = await self.messages.get(request.user.account_id, message_id)
-        return MessageEnvelope.of("Message retrieved", MessageOut.of(message))
+    ) -> MessageWithEventsEnvelope:
+        message, events = await self.messages.get_with_events(request.user.account_id, message_id)
+        return MessageWithEventsEnvelope.of(
+            "Message retrieved", MessageWithEventsOut.with_events(message, events)
+        )
 
     async def _templates(self) -> Response[TemplateListEnvelope]:
         templates = await self.templates.list()

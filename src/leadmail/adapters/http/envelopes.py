@@ -19,6 +19,7 @@ from leadmail.adapters.http.schemas import (
     LeadPageOut,
     MessageOut,
     MessagesOut,
+    MessageWithEventsOut,
     TemplateOut,
 )
 from leadmail.adapters.http.tracing import REQUEST_ID
@@ -54,6 +55,10 @@ class DeletedLeadEnvelope(Ok):
 
 class MessageEnvelope(Ok):
     data: MessageOut
+
+
+class MessageWithEventsEnvelope(Ok):
+    data: MessageWithEventsOut
 
 
 class MessageListEnvelope(Ok):

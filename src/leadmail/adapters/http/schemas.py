@@ -11,6 +11,7 @@ from leadmail.adapters.http.timestamps import to_iso
 from leadmail.domain.campaigns import CAMPAIGN_ID
 from leadmail.domain.email import MESSAGE_ID, Message, MessageStatus
 from leadmail.domain.lead_imports import IMPORT_ID
+from leadmail.domain.message_events import Bounce, EventType, MessageEvent
 from leadmail.domain.lead_listing import LeadPage
 from leadmail.domain.leads import LEAD_ID, Lead
 from leadmail.domain.templates import TEMPLATE_ID, Template
@@ -176,6 +177,32 @@ class MessageOut(msgspec.Struct):
 
 class MessagesOut(msgspec.Struct):
     messages: list[MessageOut]
+
+
+class MessageEventOut(msgspec.Struct):
+    """What the provider reported of the message (its webhooks); ``bounce`` for a bounce."""
+
+    type: EventType
+    bounce: Bounce | None
+    at: str
+    detail: str
+
+    @classmethod
+    def of(cls, event: MessageEvent) -> MessageEventOut:
+        return cls(event.type, event.bounce, to_iso(event.at), event.detail)
+
+
+class MessageWithEventsOut(MessageOut):
+    """A message and its provider's events, oldest first."""
+
+    events: list[MessageEventOut]
+
+    @classmethod
+    def with_events(cls, message: Message, events: list[MessageEvent]) -> MessageWithEventsOut:
+        return cls(
+            **msgspec.structs.asdict(MessageOut.of(message)),
+            events=[MessageEventOut.of(e) for e in events],
+        )
 
 
 class TemplateOut(msgspec.Struct):
