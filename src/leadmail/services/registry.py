@@ -9,6 +9,7 @@ from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import LeadImportService
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
+from leadmail.services.provider_events import ProviderEventService
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.templates import TemplateService
@@ -28,3 +29,4 @@ class Services:
     export: LeadExport
     campaigns: CampaignService
     sender: CampaignSender  # CAMPAIGN_JOB's handler
+    provider_events: ProviderEventService  # the providers' webhooks
