@@ -16,7 +16,7 @@ log = structlog.get_logger("leadmail")
 # How long a stopping process waits for its campaign batches at the provider (a provider
 # attempt is bounded by LEADMAIL_EMAIL_TIMEOUT, 10 s by default): within the 30 s a
 # stopping worker has.
-SENDER_STOP_S = 25.0
+RUNNER_STOP_S = 25.0
 
 
 class Worker(Protocol):
@@ -45,7 +45,7 @@ async def running_jobs(worker: Worker, services: Services, *, shared: bool) -> A
         log.info("campaigns_queued", campaigns=campaigns)
     await worker.start()
     watching = asyncio.create_task(services.imports.keep_resuming())
-    joining = asyncio.create_task(services.sender.keep_joining())
+    joining = asyncio.create_task(services.campaign_runner.keep_joining())
     try:
         yield
     finally:
@@ -53,8 +53,8 @@ async def running_jobs(worker: Worker, services: Services, *, shared: bool) -> A
         await asyncio.gather(watching, return_exceptions=True)
         # Campaigns first: no new batch, and the batches at the provider answered and
         # recorded, before the queue's worker cancels what still runs.
-        if not await services.sender.stop(SENDER_STOP_S):
-            log.warning("campaign_batches_unfinished", waited_s=SENDER_STOP_S)
+        if not await services.campaign_runner.stop(RUNNER_STOP_S):
+            log.warning("campaign_batches_unfinished", waited_s=RUNNER_STOP_S)
         joining.cancel()
         await asyncio.gather(joining, return_exceptions=True)
         await worker.stop()

@@ -21,11 +21,14 @@ from leadmail.adapters.db.key_cache import CachedApiKeyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
+from leadmail.adapters.db.message_events import PiccoloMessageEventRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.rate_limits import PostgresLimitStorage
+from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.http.app import build_app
+from leadmail.adapters.http.webhooks.routes import webhook_verifiers
 from leadmail.adapters.limits.factory import rate_limiter_for
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
@@ -36,10 +39,12 @@ from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.mail import RecordingEmailProvider
+from leadmail.adapters.memory.message_events import MemoryMessageEventRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.background import running_jobs
-from leadmail.campaign_wiring import campaign_sender
+from leadmail.campaign_wiring import campaign_runner
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.delivery import RetryPolicy
@@ -51,21 +56,25 @@ from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
+from leadmail.ports.message_events import MessageEventRepository
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
+from leadmail.ports.suppressions import SuppressionRepository
 from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 from leadmail.services.addressing import Addressing
 from leadmail.services.campaign_checks import CampaignChecks
 from leadmail.services.campaigns import CAMPAIGN_JOB, CampaignService
-from leadmail.services.delivery import Delivery, DeliverySettings
 from leadmail.services.keys import ApiKeyService, CreatedKey
 from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import IMPORT_JOB, LeadImportService
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
 from leadmail.services.outbox import Outbox
+from leadmail.services.outgoing import DeliverySettings, Outgoing
+from leadmail.services.provider_events import ProviderEventService
 from leadmail.services.registry import Services
 from leadmail.services.send_email import SendEmail
+from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.templates import TemplateService
 
@@ -87,17 +96,21 @@ class Adapters:
     limiter: RateLimiter  # the provider's pace (campaigns), shared by every process
     campaigns: CampaignRepository
     recipients: RecipientRepository
+    suppressions: SuppressionRepository
+    events: MessageEventRepository  # what the providers' webhooks said of messages
     database: Database | None = None
 
     @classmethod
     def in_memory(cls, provider: EmailProvider | None = None) -> Adapters:
         leads, campaigns = MemoryLeadRepository(), MemoryCampaignRepository()
+        suppressions = MemorySuppressionRepository()
+        messages = MemoryMessageRepository(suppressions)
         return cls(
             leads=leads,
             keys=MemoryApiKeyStore(),
             provider=provider if provider is not None else RecordingEmailProvider(),
             templates=MemoryTemplateRepository(),
-            messages=MemoryMessageRepository(),
+            messages=messages,
             claims=MemoryIdempotencyStore(),
             catalog=FileTemplateCatalog(None),
             imports=MemoryLeadImportRepository(leads),
@@ -105,6 +118,8 @@ class Adapters:
             limiter=rate_limiter_for(Settings()),  # in this process; every lane unlimited
             campaigns=campaigns,
             recipients=MemoryRecipientRepository(leads, campaigns),
+            suppressions=suppressions,
+            events=MemoryMessageEventRepository(messages),
         )
 
     @classmethod
@@ -132,6 +147,7 @@ class Adapters:
             templates=PiccoloTemplateRepository(database),
             messages=PiccoloMessageRepository(database),
             claims=PiccoloIdempotencyStore(database),
+            suppressions=PiccoloSuppressionRepository(database),
             catalog=FileTemplateCatalog(
                 Path(settings.templates_dir) if settings.templates_dir else None
             ),
@@ -141,6 +157,7 @@ class Adapters:
             limiter=rate_limiter_for(settings, limits),
             campaigns=PiccoloCampaignRepository(database),
             recipients=PiccoloRecipientRepository(database),
+            events=PiccoloMessageEventRepository(database),
             database=database,
         )
 
@@ -167,7 +184,8 @@ class Adapters:
 
 def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = utc_now) -> Services:
     settings = settings if settings is not None else Settings()
-    delivery = Delivery(
+    outgoing = Outgoing(
+        adapters.messages,
         adapters.provider,
         DeliverySettings(
             retry=RetryPolicy(
@@ -177,7 +195,8 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         ),
         clock,
     )
-    outbox = Outbox(adapters.messages, adapters.claims, delivery, clock)
+    policy = SendPolicy(adapters.suppressions)
+    outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, clock)
     addressing = Addressing(
         SenderPolicy(frozenset(settings.allowed_sender_domains)), settings.email_default_from
     )
@@ -188,19 +207,20 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
     )
-    sender = campaign_sender(adapters, settings, templates, campaigns, clock)
-    adapters.jobs.handle(CAMPAIGN_JOB, sender.run_job)
+    runner = campaign_runner(adapters, settings, outgoing, policy, templates, campaigns, clock)
+    adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
         templates=templates,
-        messages=MessageService(adapters.messages),
+        messages=MessageService(adapters.messages, adapters.events),
         send_email=SendEmail(addressing, outbox),
         send_template_email=SendTemplateEmail(addressing, templates, outbox),
         imports=imports,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
-        sender=sender,
+        campaign_runner=runner,
+        provider_events=ProviderEventService(adapters.events, adapters.suppressions, clock),
     )
 
 
@@ -250,4 +270,10 @@ def create_app(
         # Stored messages name the provider that took them: any known one, or this one.
         providers=sorted({*PROVIDER_NAMES, adapters.provider.name}),
         lifespan=[logs_written, lifespan],
+        webhooks=webhook_verifiers(
+            resend_secret=settings.resend_webhook_secret,
+            sendgrid_public_key=settings.sendgrid_webhook_public_key,
+            mailgun_signing_key=settings.mailgun_webhook_signing_key,
+            postmark_auth=settings.postmark_webhook_auth,
+        ),
     )

@@ -1,5 +1,5 @@
-"""The sender of campaigns put together from the adapters and settings (bootstrap.wire
-calls this): how large its batches are, how many it keeps at the provider, its lease."""
+"""The campaign runner put together from the adapters and settings (bootstrap.wire calls
+this): how large its batches are, how many it keeps at the provider, its lease."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
-from leadmail.services.campaign_batches import BatchSender, SenderSettings
-from leadmail.services.campaign_sender import CampaignSender
+from leadmail.services.campaign_batches import CampaignBatches, CampaignSettings
+from leadmail.services.campaign_runner import CampaignRunner
 from leadmail.services.campaigns import CampaignService
-from leadmail.services.delivery import SystemTimer
+from leadmail.services.outgoing import Outgoing
+from leadmail.services.send_policy import SendPolicy
 from leadmail.services.templates import TemplateService
 
 # A campaign's batches at the provider at once, per process, where the provider takes
@@ -28,8 +29,8 @@ from leadmail.services.templates import TemplateService
 BATCHES_IN_FLIGHT = 2
 
 
-class SenderAdapters(Protocol):
-    """The adapters the sender uses (bootstrap.Adapters has them)."""
+class RunnerAdapters(Protocol):
+    """The adapters the runner uses (bootstrap.Adapters has them)."""
 
     campaigns: CampaignRepository
     recipients: RecipientRepository
@@ -39,10 +40,10 @@ class SenderAdapters(Protocol):
     limiter: RateLimiter
 
 
-def sender_settings(settings: Settings, provider: EmailProvider) -> SenderSettings:
+def campaign_settings(settings: Settings, provider: EmailProvider) -> CampaignSettings:
     """Batches as large as the provider takes (or LEADMAIL_EMAIL_BATCH, if smaller)."""
     batch = min(settings.email_batch or provider.batch_limit, provider.batch_limit)
-    return SenderSettings(
+    return CampaignSettings(
         lease=timedelta(seconds=settings.campaign_lease_seconds),
         batch=batch,
         in_flight=settings.email_concurrency if batch == 1 else BATCHES_IN_FLIGHT,
@@ -52,22 +53,24 @@ def sender_settings(settings: Settings, provider: EmailProvider) -> SenderSettin
     )
 
 
-def campaign_sender(
-    parts: SenderAdapters,
+def campaign_runner(
+    parts: RunnerAdapters,
     settings: Settings,
+    outgoing: Outgoing,
+    policy: SendPolicy,
     templates: TemplateService,
     campaigns: CampaignService,
     clock: Clock,
-) -> CampaignSender:
-    """CAMPAIGN_JOB's handler (services/campaign_sender.py)."""
+) -> CampaignRunner:
+    """CAMPAIGN_JOB's handler (services/campaign_runner.py), sending through ``outgoing``,
+    the pipeline API sends take too."""
     provider = parts.provider
-    chosen = sender_settings(settings, provider)
-    lane, timer = email_lane(provider.name), SystemTimer()
-    batches = BatchSender(
-        parts.recipients, parts.leads, parts.messages, provider, parts.limiter, lane,
-        chosen, clock, timer,
+    chosen = campaign_settings(settings, provider)
+    batches = CampaignBatches(
+        parts.recipients, parts.leads, parts.messages, outgoing, policy, parts.limiter,
+        email_lane(provider.name), chosen, clock,
     )  # fmt: skip
-    return CampaignSender(
-        parts.campaigns, parts.recipients, templates, batches, chosen, clock, timer,
+    return CampaignRunner(
+        parts.campaigns, parts.recipients, templates, batches, chosen, clock, outgoing.timer,
         begin=campaigns.begin_when_due, retryable=provider.keeps_idempotency,
     )  # fmt: skip

@@ -24,7 +24,7 @@ from leadmail.adapters.mail.providers import (
     max_batch_of,
 )
 from leadmail.domain.pacing import MAX_WINDOW_SECONDS, EmailPacing, windows_for
-from leadmail.services.delivery import DEFAULT_CONCURRENCY
+from leadmail.services.outgoing import DEFAULT_CONCURRENCY
 
 LogFormat = Literal["json", "console"]
 

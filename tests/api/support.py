@@ -136,7 +136,7 @@ async def app_with_key(
     key = await services.keys.create("acme")
     # Campaigns made over the API stay as the tests make them: their sender (which runs in
     # the app, as in `leadmail serve`) waits for the provider's lane, held. Sending is
-    # tested in tests/unit/test_campaign_sender.py and tests/e2e/test_campaigns.py.
+    # tested in tests/unit/test_campaign_runner.py and tests/e2e/test_campaigns.py.
     await adapters.limiter.hold(email_lane(adapters.provider.name), HELD_S)
     app = create_app(settings or Settings(migrate_on_start=False), adapters)
     return app, services, key

@@ -1,5 +1,5 @@
 """A campaign's recipients over the API, and its counts while it is sent: the sending is
-played here through the recipient repository as the sender will (claim, write messages,
+played here through the recipient repository as the sender will (lease, write messages,
 record), since the sender is not part of this API."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from leadmail.domain.campaign_recipients import ClaimedBatch, RecipientOutcome
+from leadmail.domain.campaign_recipients import LeasedBatch, RecipientOutcome
 from leadmail.domain.campaigns import RecipientStatus
 from leadmail.domain.email import Message, MessageStatus
 from tests.api.campaign_support import RECIPIENT_FIELDS, campaign_of, create, march_leads
@@ -15,16 +15,16 @@ from tests.api.support import Api
 from tests.support.envelope import CAMPAIGNS, MESSAGES, assert_error, assert_invalid, ok_data
 
 
-async def claim(api: Api, campaign_id: str, limit: int) -> ClaimedBatch:
+async def lease(api: Api, campaign_id: str, limit: int) -> LeasedBatch:
     now = datetime.now(UTC)
-    batch = await api.adapters.recipients.claim(
+    batch = await api.adapters.recipients.lease(
         campaign_id, limit, now=now, lease_until=now + timedelta(minutes=1)
     )
     assert batch is not None
     return batch
 
 
-async def record(api: Api, batch: ClaimedBatch, *statuses: RecipientStatus) -> None:
+async def record(api: Api, batch: LeasedBatch, *statuses: RecipientStatus) -> None:
     """The batch's messages written (as the sender writes them), then its outcomes."""
     now = datetime.now(UTC)
     messages = [
@@ -79,7 +79,7 @@ async def test_counts_add_up_while_sent_and_sending_shows_as_pending(api: Api) -
     campaign = await create(api)
     at = f"{CAMPAIGNS}/{campaign['id']}"
 
-    first = await claim(api, campaign["id"], 3)
+    first = await lease(api, campaign["id"], 3)
     during = campaign_of(await api.client.get(at, headers=api.auth))
     sending = await page(api, campaign["id"], status="pending")
     await record(api, first, RecipientStatus.SENT, RecipientStatus.SENT, RecipientStatus.FAILED)
@@ -98,7 +98,7 @@ async def test_counts_add_up_while_sent_and_sending_shows_as_pending(api: Api) -
     opened = ok_data(await api.client.get(f"{MESSAGES}/{message_id}", headers=api.auth))
     assert opened["id"] == message_id
 
-    second = await claim(api, campaign["id"], 1)
+    second = await lease(api, campaign["id"], 1)
     cancelled = campaign_of(await api.client.post(f"{at}/cancel", headers=api.auth))
     assert cancelled["counts"] == {**cancelled["counts"], "total": 6, "pending": 1,
                                    "cancelled": 2, "sent": 2, "failed": 1}  # fmt: skip

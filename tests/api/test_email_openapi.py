@@ -61,9 +61,15 @@ def test_the_send_body_is_documented_with_from_as_its_wire_name(spec: dict[str, 
 
     schema = json_schema_of(spec, body)
     assert body["required"] is True
-    assert set(schema["properties"]) == {"to", "subject", "html", "from"}
+    assert set(schema["properties"]) == {"to", "subject", "html", "from", *FLAGS}
+    assert all(schema["properties"][flag]["type"] == "boolean" for flag in FLAGS)
     # No default sender is configured here: `from` must be sent.
     assert set(schema["required"]) == {"to", "subject", "html", "from"}
+
+
+# What every send body may set beside its content (domain/suppressions.py, one-click
+# unsubscribe): both false by default.
+FLAGS = {"transactional", "list_unsubscribe"}
 
 
 @pytest.mark.parametrize("path", [TEMPLATE])
@@ -72,7 +78,7 @@ def test_the_template_send_body_is_documented(spec: dict[str, Any], path: str) -
 
     schema = json_schema_of(spec, body)
     assert body["required"] is True
-    assert set(schema["properties"]) == {"to", "template_id", "variables", "from"}
+    assert set(schema["properties"]) == {"to", "template_id", "variables", "from", *FLAGS}
     assert set(schema["required"]) == {"to", "template_id", "from"}
     variables = schema["properties"]["variables"]
     assert variables["type"] == "object"
@@ -95,7 +101,8 @@ def test_the_send_errors_are_documented(spec: dict[str, Any], path: str) -> None
 
     assert {s for s in responses if s != "200"} == SEND_ERRORS[path]
     typed = {
-        "422": "ValidationErrorEnvelope",
+        # A plain send's 422 is also RECIPIENT_SUPPRESSED, which has no data.
+        "422": "RefusedEnvelope" if path == SEND else "ValidationErrorEnvelope",
         "500": "InternalErrorEnvelope",
         "502": REJECTED[path],
         "503": UNAVAILABLE[path],  # the provider's, with data, or the database's, without
@@ -181,7 +188,7 @@ def test_a_messages_status_and_provider_are_closed_lists(spec: dict[str, Any]) -
     message = spec["components"]["schemas"]["Message"]["properties"]
 
     status = resolve_ref(spec, message["status"])
-    assert sorted(status["enum"]) == ["failed", "pending", "sent"]
+    assert sorted(status["enum"]) == ["failed", "pending", "sent", "suppressed"]
     # Every provider a stored message may name: each known one, and the one configured
     # (these tests run on the recording provider).
     assert set(message["provider"]["enum"]) == {*PROVIDER_NAMES, "recording"}

@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from leadmail.domain.campaign_recipients import ClaimedBatch, Recipient, RecipientOutcome
+from leadmail.domain.campaign_recipients import LeasedBatch, Recipient, RecipientOutcome
 from leadmail.domain.campaigns import Campaign, CampaignCounts, CampaignStatus, RecipientStatus
 from leadmail.domain.custom_fields import FieldValue
 from leadmail.domain.leads import Lead
 from leadmail.domain.segments import LeadFilter
 from tests.contract.support import Storage, a_campaign, a_lead, moment, unique_lead_id
 
-LEASE = moment(60_000)  # a claim's lease, a minute after moment(0)
+LEASE = moment(60_000)  # a batch's lease, a minute after moment(0)
 
 
 @dataclass
@@ -39,8 +39,8 @@ class School:
     async def recipients(self, status: RecipientStatus | None = None) -> list[Recipient]:
         return await self.storage.recipients.page(self.campaign_id, status, 10_000)
 
-    async def claim(self, limit: int = 100, at: int = 1, lease: datetime = LEASE) -> ClaimedBatch:
-        batch = await self.storage.recipients.claim(
+    async def lease(self, limit: int = 100, at: int = 1, lease: datetime = LEASE) -> LeasedBatch:
+        batch = await self.storage.recipients.lease(
             self.campaign_id, limit, now=moment(at), lease_until=lease
         )
         assert batch is not None
@@ -81,7 +81,7 @@ async def school(
     return found
 
 
-def sent(batch: ClaimedBatch) -> list[RecipientOutcome]:
+def sent(batch: LeasedBatch) -> list[RecipientOutcome]:
     return [RecipientOutcome(r.lead_id, RecipientStatus.SENT) for r in batch.recipients]
 
 

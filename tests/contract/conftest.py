@@ -21,6 +21,7 @@ from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
+from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.mail.providers import CONSOLE
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
@@ -29,6 +30,7 @@ from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from tests.contract.mail_support import (
     HTTP,
@@ -72,16 +74,18 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
     if adapter.kind == "memory":
         leads = MemoryLeadRepository()
         campaigns = MemoryCampaignRepository()
+        suppressions = MemorySuppressionRepository()
         yield Storage(
             adapter.kind,
             leads,
             MemoryApiKeyStore(),
             MemoryTemplateRepository(),
-            MemoryMessageRepository(),
+            MemoryMessageRepository(suppressions),
             MemoryIdempotencyStore(),
             MemoryLeadImportRepository(leads),
             campaigns,
             MemoryRecipientRepository(leads, campaigns),
+            suppressions,
         )
         return
     if adapter.shared_database is not None:
@@ -114,6 +118,7 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloLeadImportRepository(database),
         PiccoloCampaignRepository(database),
         PiccoloRecipientRepository(database),
+        PiccoloSuppressionRepository(database),
         database,
     )
 

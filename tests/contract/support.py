@@ -24,6 +24,7 @@ from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.messages import MessageRepository
+from leadmail.ports.suppressions import SuppressionRepository
 from leadmail.ports.templates import TemplateRepository
 
 # Millisecond precision, as the service's clock produces (domain/clock.py).
@@ -170,6 +171,7 @@ class Storage:
     imports: LeadImportRepository
     campaigns: CampaignRepository
     recipients: RecipientRepository
+    suppressions: SuppressionRepository
     # The database behind the Piccolo adapters, for what no port shows (None for memory).
     database: Database | None = None
 

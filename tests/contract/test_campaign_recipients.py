@@ -1,5 +1,5 @@
 """The RecipientRepository contract (ports/campaigns.py), on memory, SQLite and Postgres:
-the freeze (the segment's leads as they are now, once; skipped ones named), claims (only
+the freeze (the segment's leads as they are now, once; skipped ones named), leases (only
 while running, in lead order, new ids), outcomes recorded, counts that add up, pages by
 status and the rate's count."""
 
@@ -77,20 +77,20 @@ class TestFreeze:
         assert ids(await found.recipients()) == [new.lead_id]
 
 
-class TestClaimAndRecord:
+class TestLeaseAndRecord:
     async def test_a_claim_takes_pending_recipients_in_lead_order_with_new_ids(
         self, storage: Storage
     ) -> None:
         found = await school(storage, 5)
 
-        first = await found.claim(limit=3)
-        second = await found.claim(limit=3)
+        first = await found.lease(limit=3)
+        second = await found.lease(limit=3)
 
         assert ids(list(first.recipients)) == [lead.lead_id for lead in found.leads[:3]]
         assert ids(list(second.recipients)) == [lead.lead_id for lead in found.leads[3:]]
         assert not first.retried
         assert first.batch_id != second.batch_id
-        assert first.claim_id != second.claim_id
+        assert first.lease_id != second.lease_id
         both = [*first.recipients, *second.recipients]
         assert all(r.status is _S.SENDING and r.lease_until == LEASE for r in both)
         assert {r.batch_id for r in first.recipients} == {first.batch_id}
@@ -98,7 +98,7 @@ class TestClaimAndRecord:
         assert None not in message_ids
         assert len(message_ids) == 5
         assert all(str(m).startswith("msg_") for m in message_ids)
-        assert await storage.recipients.claim(
+        assert await storage.recipients.lease(
             found.campaign_id, 3, now=moment(2), lease_until=LEASE
         ) is None  # fmt: skip
         assert await found.counts() == CampaignCounts(pending=5)  # sending shows as pending
@@ -114,18 +114,18 @@ class TestClaimAndRecord:
         found = await school(storage, 2)
         await found.set_status(status)
 
-        claimed = await storage.recipients.claim(
+        leased = await storage.recipients.lease(
             found.campaign_id, 10, now=moment(1), lease_until=LEASE
         )
 
-        assert claimed is None
+        assert leased is None
         assert {r.status for r in await found.recipients()} == {_S.PENDING}
         await found.set_status(CampaignStatus.RUNNING)
-        assert len((await found.claim()).recipients) == 2
+        assert len((await found.lease()).recipients) == 2
 
     async def test_outcomes_are_recorded_and_the_counts_add_up(self, storage: Storage) -> None:
         found = await school(storage, 4)
-        batch = await found.claim(limit=3)
+        batch = await found.lease(limit=3)
         a, b, c = batch.recipients
         outcomes = [
             RecipientOutcome(a.lead_id, _S.SENT),
@@ -153,7 +153,7 @@ class TestClaimAndRecord:
         self, storage: Storage
     ) -> None:
         first, second = await school(storage, 4), await school(storage, 2)
-        await storage.recipients.record(batch := await first.claim(limit=3), sent(batch), moment(2))
+        await storage.recipients.record(batch := await first.lease(limit=3), sent(batch), moment(2))
         draft = await school(storage, 3, running=False)
 
         found = await storage.recipients.counts_of(
@@ -169,8 +169,8 @@ class TestClaimAndRecord:
 
     async def test_a_record_writes_only_the_batchs_own_recipients(self, storage: Storage) -> None:
         found = await school(storage, 4)
-        one = await found.claim(limit=2)
-        two = await found.claim(limit=2)
+        one = await found.lease(limit=2)
+        two = await found.lease(limit=2)
 
         # Outcomes of the other batch's recipients, under this batch: none is written.
         assert await storage.recipients.record(one, sent(two), moment(2)) == 0
@@ -179,7 +179,7 @@ class TestClaimAndRecord:
 
     async def test_pages_in_lead_order_by_status(self, storage: Storage) -> None:
         found = await school(storage, 5)
-        batch = await found.claim(limit=2)
+        batch = await found.lease(limit=2)
         await storage.recipients.record(batch, sent(batch)[:1], moment(2))
         every = [lead.lead_id for lead in found.leads]
 
@@ -197,7 +197,7 @@ class TestClaimAndRecord:
 
     async def test_sent_since_counts_the_sends_from_a_moment_on(self, storage: Storage) -> None:
         found = await school(storage, 4)
-        early, late = await found.claim(limit=2), await found.claim(limit=2)
+        early, late = await found.lease(limit=2), await found.lease(limit=2)
         await storage.recipients.record(early, sent(early), moment(1_000))
         await storage.recipients.record(late, sent(late)[:1], moment(5_000))
         failed = [RecipientOutcome(late.recipients[1].lead_id, _S.FAILED, "no")]

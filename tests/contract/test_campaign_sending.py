@@ -1,6 +1,6 @@
 """The RecipientRepository contract for what goes wrong while sending, on memory, SQLite and
 Postgres: leases that expire (retryable as the same batch, or unknown), a late worker that
-writes nothing, batches given back, cancellation; and on Postgres, claims made at once by
+writes nothing, batches given back, cancellation; and on Postgres, leases made at once by
 many workers that never share a recipient or a batch."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from leadmail.adapters.db.campaign_recipients import PiccoloRecipientRepository
 from leadmail.domain.campaign_recipients import (
     CANCELLED_UNKNOWN,
     STOPPED,
-    ClaimedBatch,
+    LeasedBatch,
     stopped_errors,
 )
 from leadmail.domain.campaigns import CampaignCounts, CampaignStatus, RecipientStatus
@@ -32,21 +32,21 @@ async def expired(found: School, *, retryable: bool, at: datetime = AFTER_LEASE)
 class TestExpire:
     async def test_a_retryable_batch_comes_back_whole_with_its_ids(self, storage: Storage) -> None:
         found = await school(storage, 5)
-        first = await found.claim(limit=3)
+        first = await found.lease(limit=3)
         assert await expired(found, retryable=True, at=LEASE) == 0  # not before its lease ends
 
         assert await expired(found, retryable=True) == 3
         assert await expired(found, retryable=True) == 0  # marked once
-        again = await found.claim(limit=2, at=70_000, lease=moment(130_000))
+        again = await found.lease(limit=2, at=70_000, lease=moment(130_000))
 
         assert again.retried
         assert again.batch_id == first.batch_id
-        assert again.claim_id != first.claim_id
+        assert again.lease_id != first.lease_id
         assert [(r.lead_id, r.message_id) for r in again.recipients] == [
             (r.lead_id, r.message_id) for r in first.recipients
         ]  # the whole batch, though the limit is 2
         assert {r.lease_until for r in again.recipients} == {moment(130_000)}
-        nxt = await found.claim(limit=10, at=70_001)  # then the pending ones
+        nxt = await found.lease(limit=10, at=70_001)  # then the pending ones
         assert not nxt.retried
         assert ids(list(nxt.recipients)) == [lead.lead_id for lead in found.leads[3:]]
         assert await found.counts() == CampaignCounts(pending=5)
@@ -55,9 +55,9 @@ class TestExpire:
         self, storage: Storage
     ) -> None:
         found = await school(storage, 3)
-        lost = await found.claim()
+        lost = await found.lease()
         await expired(found, retryable=True)
-        again = await found.claim(at=70_000, lease=moment(130_000))
+        again = await found.lease(at=70_000, lease=moment(130_000))
 
         assert await storage.recipients.record(lost, sent(lost), moment(70_001)) == 0
         assert await storage.recipients.release(lost, moment(70_001)) == 0
@@ -69,19 +69,19 @@ class TestExpire:
         self, storage: Storage
     ) -> None:
         found = await school(storage, 2)
-        slow = await found.claim()
+        slow = await found.lease()
         await expired(found, retryable=True)
 
         assert await storage.recipients.record(slow, sent(slow), moment(60_002)) == 2
-        assert await storage.recipients.claim(
+        assert await storage.recipients.lease(
             found.campaign_id, 10, now=moment(60_003), lease_until=moment(120_000)
         ) is None  # fmt: skip
         assert await found.counts() == CampaignCounts(sent=2)
 
     async def test_not_retryable_the_batch_becomes_unknown_for_good(self, storage: Storage) -> None:
         found = await school(storage, 3)
-        lost = await found.claim(limit=2)
-        live = await found.claim(limit=1, lease=moment(120_000))
+        lost = await found.lease(limit=2)
+        live = await found.lease(limit=1, lease=moment(120_000))
 
         assert await expired(found, retryable=False) == 2
 
@@ -90,7 +90,7 @@ class TestExpire:
         assert {(r.error, r.lease_until) for r in unknown} == {(STOPPED, None)}
         assert [r.message_id for r in unknown] == [r.message_id for r in lost.recipients]
         assert await storage.recipients.record(lost, sent(lost), moment(60_002)) == 0
-        assert await storage.recipients.claim(
+        assert await storage.recipients.lease(
             found.campaign_id, 10, now=moment(60_003), lease_until=moment(120_000)
         ) is None  # fmt: skip
         assert await storage.recipients.record(live, sent(live), moment(60_004)) == 1
@@ -100,7 +100,7 @@ class TestExpire:
         self, storage: Storage
     ) -> None:
         found = await school(storage, 2)
-        await found.claim()
+        await found.lease()
         await expired(found, retryable=True)
 
         assert await expired(found, retryable=False) == 2
@@ -112,14 +112,14 @@ class TestReleaseAndCancel:
         self, storage: Storage
     ) -> None:
         found = await school(storage, 2)
-        batch = await found.claim()
+        batch = await found.lease()
 
         assert await storage.recipients.release(batch, moment(2)) == 2
 
         assert {(r.status, r.batch_id, r.message_id) for r in await found.recipients()} == {
             (_S.PENDING, None, None)
         }
-        again = await found.claim(at=3)
+        again = await found.lease(at=3)
         assert not again.retried
         assert again.batch_id != batch.batch_id
         new_ids = {r.message_id for r in again.recipients}
@@ -130,13 +130,13 @@ class TestReleaseAndCancel:
         self, storage: Storage
     ) -> None:
         found = await school(storage, 2)
-        first = await found.claim()
+        first = await found.lease()
         await expired(found, retryable=True)
-        retried = await found.claim(at=70_000, lease=moment(130_000))
+        retried = await found.lease(at=70_000, lease=moment(130_000))
 
         assert await storage.recipients.release(retried, moment(70_001)) == 2
 
-        third = await found.claim(at=70_002, lease=moment(130_000))
+        third = await found.lease(at=70_002, lease=moment(130_000))
         assert third.retried
         assert [r.message_id for r in third.recipients] == [r.message_id for r in first.recipients]
 
@@ -144,8 +144,8 @@ class TestReleaseAndCancel:
         self, storage: Storage
     ) -> None:
         found = await school(storage, 6)
-        in_flight = await found.claim(limit=2)
-        waiting = await found.claim(limit=1, lease=moment(10))
+        in_flight = await found.lease(limit=2)
+        waiting = await found.lease(limit=1, lease=moment(10))
         await expired(found, retryable=True, at=moment(11))  # waiting: retryable now
         await found.set_status(CampaignStatus.CANCELLED)
 
@@ -164,7 +164,7 @@ class TestReleaseAndCancel:
         self, storage: Storage
     ) -> None:
         found = await school(storage, 4)
-        waiting = await found.claim(limit=1, lease=moment(10))
+        waiting = await found.lease(limit=1, lease=moment(10))
         await expired(found, retryable=True, at=moment(11))
         await found.set_status(CampaignStatus.FAILED)
 
@@ -190,9 +190,9 @@ async def test_claims_at_once_never_share_a_recipient(postgres_storage: Storage)
     assert storage.database is not None
     workers = [PiccoloRecipientRepository(storage.database) for _ in range(8)]
 
-    async def work(recipients: PiccoloRecipientRepository) -> list[ClaimedBatch]:
-        taken: list[ClaimedBatch] = []
-        while batch := await recipients.claim(
+    async def work(recipients: PiccoloRecipientRepository) -> list[LeasedBatch]:
+        taken: list[LeasedBatch] = []
+        while batch := await recipients.lease(
             found.campaign_id, 7, now=moment(1), lease_until=LEASE
         ):
             taken.append(batch)
@@ -200,8 +200,8 @@ async def test_claims_at_once_never_share_a_recipient(postgres_storage: Storage)
 
     batches = [b for taken in await asyncio.gather(*map(work, workers)) for b in taken]
 
-    claimed = [r.lead_id for batch in batches for r in batch.recipients]
-    assert len(claimed) == len(set(claimed)) == 200
+    leased = [r.lead_id for batch in batches for r in batch.recipients]
+    assert len(leased) == len(set(leased)) == 200
     assert len({r.message_id for batch in batches for r in batch.recipients}) == 200
     assert len({batch.batch_id for batch in batches}) == len(batches)
     outcomes = [storage.recipients.record(b, sent(b), moment(2)) for b in batches]
@@ -217,12 +217,12 @@ async def test_a_retryable_batch_is_claimed_again_by_one_worker_only(
     assert storage.database is not None
     postgres = storage.database
     found = await school(storage, 30)
-    first = [await found.claim(limit=10) for _ in range(3)]
+    first = [await found.lease(limit=10) for _ in range(3)]
     await expired(found, retryable=True)
 
     again = await asyncio.gather(
         *(
-            PiccoloRecipientRepository(postgres).claim(
+            PiccoloRecipientRepository(postgres).lease(
                 found.campaign_id, 10, now=moment(70_000), lease_until=moment(130_000)
             )
             for _ in range(9)

@@ -15,12 +15,11 @@ from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.migrate import applied_migrations, migrate, rollback_all
 from tests.contract.support import T0, a_campaign, new_account_key
 from tests.integration.test_migrations import (
-    ATTEMPT_MIGRATIONS,
     CAMPAIGN_MIGRATIONS,
     CAMPAIGN_TABLES,
     IMPORT_TABLES,
-    LIMITER_MIGRATIONS,
     EmptyDatabase,
+    applied_from,
     empty,
     target,
 )
@@ -49,11 +48,7 @@ async def test_the_campaign_migration_goes_back_and_forth(empty: EmptyDatabase) 
     assert not schema.tables & CAMPAIGN_TABLES
     assert not schema.indexes.keys() & INDEXES.keys()
     assert schema.tables >= IMPORT_TABLES  # what came before stays
-    assert await migrate(empty.database) == [
-        *CAMPAIGN_MIGRATIONS,
-        *ATTEMPT_MIGRATIONS,
-        *LIMITER_MIGRATIONS,
-    ]
+    assert await migrate(empty.database) == applied_from(CAMPAIGN_MIGRATIONS[0])
     assert (await empty.schema()).tables >= CAMPAIGN_TABLES
 
 

@@ -59,15 +59,15 @@ class ProviderSecrets:
         """``payload`` as ``provider`` would POST it, signed at ``at`` (now by default)."""
         moment = time.time() if at is None else at
         if provider == "resend":
-            body = json.dumps(payload)
+            text = json.dumps(payload)
             msg_id = svix_id or f"msg_{secrets.token_hex(12)}"
-            signature = Webhook(self.resend_secret).sign(
-                msg_id, datetime.fromtimestamp(moment, UTC), body
+            svix = Webhook(self.resend_secret).sign(
+                msg_id, datetime.fromtimestamp(moment, UTC), text
             )
-            return body.encode(), {
+            return text.encode(), {
                 "svix-id": msg_id,
                 "svix-timestamp": str(int(moment)),
-                "svix-signature": signature,
+                "svix-signature": svix,
             }
         if provider == "sendgrid":
             body = json.dumps(payload).encode() + b"\r\n"
@@ -82,8 +82,8 @@ class ProviderSecrets:
             digest = hmac.new(
                 self.mailgun_key.encode(), f"{stamp}{token}".encode(), hashlib.sha256
             ).hexdigest()
-            signature = {"timestamp": stamp, "token": token, "signature": digest}
-            return json.dumps({"signature": signature, **payload}).encode(), {}
+            proof = {"timestamp": stamp, "token": token, "signature": digest}
+            return json.dumps({"signature": proof, **payload}).encode(), {}
         if provider == "postmark":
             auth = base64.b64encode(self.postmark_auth.encode()).decode()
             return json.dumps(payload).encode(), {"Authorization": f"Basic {auth}"}

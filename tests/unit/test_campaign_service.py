@@ -163,7 +163,7 @@ async def test_pause_resume_and_cancel(rig: Rig) -> None:
     for i in range(4):
         await rig.lead(f"l{i}@example.com")
     campaign_id = (await rig.campaigns.create(ACCOUNT, request())).campaign.campaign_id
-    batch = await rig.adapters.recipients.claim(
+    batch = await rig.adapters.recipients.lease(
         campaign_id, 1, now=START, lease_until=START + timedelta(minutes=1)
     )
     assert batch is not None
@@ -191,7 +191,7 @@ async def test_the_pace_and_time_left_while_running(rig: Rig) -> None:
         await rig.lead(f"l{i}@example.com")
     campaign_id = (await rig.campaigns.create(ACCOUNT, request())).campaign.campaign_id
     rig.clock.advance(timedelta(seconds=20))
-    batch = await rig.adapters.recipients.claim(
+    batch = await rig.adapters.recipients.lease(
         campaign_id, 4, now=rig.clock.now, lease_until=rig.clock.now + timedelta(minutes=1)
     )
     assert batch is not None

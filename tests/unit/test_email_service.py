@@ -12,7 +12,9 @@ import pytest
 from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.mail import RecordingEmailProvider
+from leadmail.adapters.memory.message_events import MemoryMessageEventRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable, RetryPolicy
 from leadmail.domain.email import MessageStatus, OutgoingEmail, SenderNotAllowed, SenderPolicy
@@ -20,11 +22,12 @@ from leadmail.domain.errors import MessageNotFound, TemplateNotFound, Validation
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.templates import TemplateSource
 from leadmail.services.addressing import Addressing, PlainEmailRequest, TemplateEmailRequest
-from leadmail.services.delivery import Delivery, DeliverySettings
 from leadmail.services.messages import MessageService
 from leadmail.services.outbox import Outbox
+from leadmail.services.outgoing import DeliverySettings, Outgoing
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 from leadmail.services.send_email import SendEmail
+from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.templates import TemplateService
 
@@ -67,6 +70,7 @@ class Rig:
     sender: RecordingEmailProvider
     log: MemoryMessageRepository
     time: Time
+    suppressions: MemorySuppressionRepository
 
 
 async def make_rig(
@@ -79,10 +83,12 @@ async def make_rig(
     time = Time()
     templates = MemoryTemplateRepository()
     await templates.sync([WELCOME], T0)
-    log = MemoryMessageRepository()
+    suppressions = MemorySuppressionRepository()
+    log = MemoryMessageRepository(suppressions)
     recording = sender if sender is not None else RecordingEmailProvider("test")
     claims = MemoryIdempotencyStore()
-    delivery = Delivery(
+    outgoing = Outgoing(
+        log,
         recording,
         DeliverySettings(
             retry=policy if policy is not None else RetryPolicy(max_attempts=4, deadline=20.0)
@@ -90,16 +96,17 @@ async def make_rig(
         clock=time.wall,
         timer=time,
     )
-    outbox = Outbox(log, claims, delivery, clock=time.wall)
+    outbox = Outbox(log, claims, outgoing, SendPolicy(suppressions), clock=time.wall)
     addressing = Addressing(SenderPolicy(allowed), default_from)
     service = TemplateService(FileTemplateCatalog(None), templates, clock=time.wall)
     return Rig(
         SendEmail(addressing, outbox),
         SendTemplateEmail(addressing, service, outbox),
-        MessageService(log),
+        MessageService(log, MemoryMessageEventRepository(log)),
         recording,
         log,
         time,
+        suppressions,
     )
 
 

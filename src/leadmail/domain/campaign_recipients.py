@@ -56,8 +56,8 @@ def new_batch_id() -> str:
     return BATCH_ID_PREFIX + secrets.token_urlsafe(16)
 
 
-def new_claim_id() -> str:
-    """Who holds a batch now: a new one per claim, so a worker that lost its batch (its
+def new_lease_id() -> str:
+    """Who holds a batch now: a new one per lease, so a worker that lost its batch (its
     lease expired and another took it again) can record nothing."""
     return secrets.token_hex(12)
 
@@ -79,7 +79,7 @@ def values_for(campaign: Campaign, lead: Lead) -> dict[str, str]:
 @dataclass(frozen=True, slots=True)
 class Recipient:
     """One lead of a campaign's frozen audience. ``message_id`` is ours, given when the
-    recipient is first claimed and kept for a retry; ``batch_id`` the batch that holds
+    recipient is first leased and kept for a retry; ``batch_id`` the batch that holds
     it; ``lease_until`` when that batch's worker's hold ends."""
 
     campaign_id: str
@@ -94,18 +94,18 @@ class Recipient:
 
 
 @dataclass(frozen=True, slots=True)
-class ClaimedBatch:
+class LeasedBatch:
     """Recipients a worker holds (status ``sending``) until ``lease_until``, in lead order.
 
-    ``retried``: the batch was claimed before and expired while its provider call may have
+    ``retried``: the batch was leased before and expired while its provider call may have
     landed; it comes back as it was (the same ``batch_id``, recipients and message ids),
     its messages already stored: send it again with ``batch_id`` as the Idempotency-Key.
-    ``claim_id`` is this claim's own: recording with it writes nothing once the batch was
-    claimed again."""
+    ``lease_id`` is this lease's own: recording with it writes nothing once the batch was
+    leased again."""
 
     campaign_id: str
     batch_id: str
-    claim_id: str
+    lease_id: str
     lease_until: datetime
     recipients: Sequence[Recipient]
     retried: bool = False

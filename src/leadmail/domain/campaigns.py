@@ -176,7 +176,7 @@ class RecipientStatus(enum.StrEnum):
     SENT = "sent"
     FAILED = "failed"  # the provider refused the message
     SKIPPED = "skipped"  # a template variable had no value for this lead (``error``)
-    SUPPRESSED = "suppressed"  # (a suppression list, later)
+    SUPPRESSED = "suppressed"  # its address is on the suppression list: never sent
     UNKNOWN = "unknown"  # the worker stopped between the provider's call and its answer
     CANCELLED = "cancelled"
 

@@ -156,10 +156,28 @@ class MessageStatus(StrEnum):
     PENDING = "pending"
     SENT = "sent"
     FAILED = "failed"
+    SUPPRESSED = "suppressed"  # never sent: its address is on the suppression list
     # What the provider's events say became of a sent message (domain/message_events.py).
     DELIVERED = "delivered"
     BOUNCED = "bounced"
     COMPLAINED = "complained"
+
+    @property
+    def settled(self) -> bool:
+        """Nothing more is to be done for it by a send (a retried request skips it): it was
+        sent (whatever its provider reported since) or suppressed."""
+        return self in _SETTLED
+
+
+_SETTLED = frozenset(
+    {
+        MessageStatus.SENT,
+        MessageStatus.SUPPRESSED,
+        MessageStatus.DELIVERED,
+        MessageStatus.BOUNCED,
+        MessageStatus.COMPLAINED,
+    }
+)
 
 
 def new_message_id() -> str:
@@ -208,6 +226,14 @@ class Message:
             self.message_id, self.account_id, self.sender, self.to, self.subject,
             self.template_id, MessageStatus.SENT, self.provider, provider_message_id,
             attempts, "", self.created_at, now,
+        )  # fmt: skip
+
+    def suppressed(self, why: str, now: datetime) -> Message:
+        """This message, not sent: its address is on the suppression list (``why``)."""
+        return Message(
+            self.message_id, self.account_id, self.sender, self.to, self.subject,
+            self.template_id, MessageStatus.SUPPRESSED, self.provider, None, self.attempts,
+            why[:MAX_LAST_ERROR], self.created_at, now,
         )  # fmt: skip
 
     def failed(self, error: str, attempts: int, now: datetime) -> Message:

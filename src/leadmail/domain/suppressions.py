@@ -93,6 +93,16 @@ def is_digest(text: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class SuppressionCheck:
+    """What a send asks of an account's suppression list: which of these digests are on
+    it, counting only the entries that bind a transactional send when it is one."""
+
+    account_id: str
+    digests: tuple[str, ...]
+    transactional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Suppression:
     """One address an account must not mail. ``email`` is the normalised address, or its
     digest once erased; ``digest`` is what every check compares. ``message_id`` and
@@ -128,6 +138,10 @@ class Suppression:
             self.account_id, self.digest, self.digest, self.reason, self.created_at,
             self.message_id, self.campaign_id,
         )  # fmt: skip
+
+    def why(self) -> str:
+        """What a message not sent for this entry says (its ``last_error``)."""
+        return f"not sent: the address is on this account's suppression list ({self.reason})"
 
     def holds(self, transactional: bool) -> bool:
         """Whether this entry stops a send (``transactional``: a receipt and the like)."""

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from leadmail.domain.campaign_recipients import ClaimedBatch, Recipient, RecipientOutcome
+from leadmail.domain.campaign_recipients import LeasedBatch, Recipient, RecipientOutcome
 from leadmail.domain.campaigns import Campaign, CampaignCounts, CampaignStatus, RecipientStatus
 from leadmail.domain.lead_listing import PageCursor
 
@@ -66,45 +66,45 @@ class RecipientRepository(Protocol):
         Returns how many recipients it added."""
         ...
 
-    async def claim(
+    async def lease(
         self, campaign_id: str, limit: int, *, now: datetime, lease_until: datetime
-    ) -> ClaimedBatch | None:
+    ) -> LeasedBatch | None:
         """A batch of recipients for one worker, held until ``lease_until``; None when
         there is none, and always None unless the campaign is ``running``.
 
         First a batch that ``expire`` left retryable, whole and as it was (the same
-        batch_id, recipients and message ids; ``retried`` True) with a new claim_id and
+        batch_id, recipients and message ids; ``retried`` True) with a new lease_id and
         lease. Else up to ``limit`` pending recipients, the first in lead id order, as a
-        new batch: a new batch_id and claim_id, a new message id each, status
-        ``sending``. Two claims at once never share a recipient (Postgres: FOR UPDATE
+        new batch: a new batch_id and lease_id, a new message id each, status
+        ``sending``. Two leases at once never share a recipient (Postgres: FOR UPDATE
         SKIP LOCKED; SQLite and memory: one writer). ``now`` stamps updated_at."""
         ...
 
     async def record(
-        self, batch: ClaimedBatch, outcomes: Sequence[RecipientOutcome], now: datetime
+        self, batch: LeasedBatch, outcomes: Sequence[RecipientOutcome], now: datetime
     ) -> int:
         """Write each outcome's status and error over its recipient, with its lease ended;
         a skipped or suppressed one loses its message id, the others keep theirs. Only
-        recipients still ``sending`` under this very claim (``batch.claim_id``) are
-        written: once the batch was claimed again (its lease expired), or released,
+        recipients still ``sending`` under this very lease (``batch.lease_id``) are
+        written: once the batch was leased again (its lease expired), or released,
         expired as unknown or cancelled, a late worker writes nothing. Returns how many
         it wrote."""
         ...
 
-    async def release(self, batch: ClaimedBatch, now: datetime) -> int:
-        """Give back a batch claimed but not sent (the campaign was paused, the worker is
-        stopping): its recipients still ``sending`` under this claim go back to
-        ``pending`` without their batch and message ids, to be claimed anew. A
+    async def release(self, batch: LeasedBatch, now: datetime) -> int:
+        """Give back a batch leased but not sent (the campaign was paused, the worker is
+        stopping): its recipients still ``sending`` under this lease go back to
+        ``pending`` without their batch and message ids, to be leased anew. A
         ``retried`` batch (its first try may have landed) is left retryable as it was
         instead. Returns how many recipients it gave back."""
         ...
 
     async def expire(self, campaign_id: str, now: datetime, *, retryable: bool) -> int:
         """The recipients ``sending`` in batches whose lease ended before ``now`` (their
-        worker stopped between claiming and recording). ``retryable`` (the provider
+        worker stopped between leasing and recording). ``retryable`` (the provider
         keeps an idempotency key, so sending the batch again with its batch_id as the key
-        can deliver nothing twice): left ``sending`` and marked retryable, for ``claim``
-        to hand out whole, as it was; a late record of the old claim still lands until
+        can deliver nothing twice): left ``sending`` and marked retryable, for ``lease``
+        to hand out whole, as it was; a late record of the old lease still lands until
         then. Otherwise: ``unknown``, with the error STOPPED, never sent again. Returns
         how many recipients it changed."""
         ...

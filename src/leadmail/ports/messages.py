@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from leadmail.domain.email import Message
+from leadmail.domain.suppressions import Suppression, SuppressionCheck
 
 DUPLICATE_MESSAGE = "A message with this id is already stored"
 
@@ -16,6 +17,16 @@ class MessageRepository(Protocol):
 
     async def add(self, messages: Sequence[Message]) -> None:
         """Store new messages (status pending), all or none."""
+        ...
+
+    async def add_unless_suppressed(
+        self, messages: Sequence[Message], check: SuppressionCheck
+    ) -> list[Suppression]:
+        """Store ``messages`` (of ``check.account_id``) as ``add`` does, in one step with the
+        suppression check: unless the account's suppression list holds one of
+        ``check.digests`` (as ``check.transactional`` reads it), in which case nothing is
+        stored and those entries are returned. [] means they were stored. (A plain send's
+        record and policy in one round trip: bench/README.md, issue 25.)"""
         ...
 
     async def update(self, messages: Sequence[Message]) -> None:

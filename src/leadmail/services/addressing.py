@@ -30,6 +30,8 @@ class PlainEmailRequest:
     subject: str
     html: str
     sender: str | None = None
+    transactional: bool = False  # a receipt and the like: see domain/suppressions.py
+    list_unsubscribe: bool = False  # carries the one-click unsubscribe headers
 
 
 @dataclass(slots=True)  # not frozen: made on every send (see leadmail/services/__init__.py)
@@ -38,6 +40,8 @@ class TemplateEmailRequest:
     template_id: str
     variables: Mapping[str, str] = field(default_factory=dict)
     sender: str | None = None
+    transactional: bool = False
+    list_unsubscribe: bool = False
 
 
 @dataclass(slots=True)  # not frozen: made on every send (see leadmail/services/__init__.py)
@@ -50,6 +54,8 @@ class SendPlan:
     canonical: Callable[[], dict[str, Any]]
     emails: tuple[OutgoingEmail, ...]
     template_id: str | None = None
+    transactional: bool = False
+    list_unsubscribe: bool = False
 
     @property
     def per_recipient(self) -> bool:
@@ -76,13 +82,19 @@ class Addressing:
         self._policy.check(sender)
         return SendPlan(
             operation="send",
-            canonical=lambda: {
-                "to": [m.formatted() for m in to],
-                "subject": subject,
-                "from": sender.formatted(),
-                "html": html,
-            },
+            canonical=lambda: flagged(
+                {
+                    "to": [m.formatted() for m in to],
+                    "subject": subject,
+                    "from": sender.formatted(),
+                    "html": html,
+                },
+                request.transactional,
+                request.list_unsubscribe,
+            ),
             emails=(OutgoingEmail(sender=sender, to=to, subject=subject, html=html),),
+            transactional=request.transactional,
+            list_unsubscribe=request.list_unsubscribe,
         )
 
     def addresses(
@@ -113,6 +125,18 @@ class Addressing:
                 "from", "is required (no default sender is configured on this service)"
             )
         return parse_sender(text)
+
+
+def flagged(
+    canonical: dict[str, Any], transactional: bool, list_unsubscribe: bool
+) -> dict[str, Any]:
+    """A request's canonical form with the flags it set (only those: a request made
+    before the flags existed keeps its form, and its Idempotency-Key its meaning)."""
+    if transactional:
+        canonical["transactional"] = True
+    if list_unsubscribe:
+        canonical["list_unsubscribe"] = True
+    return canonical
 
 
 def checked_key(raw: str | None) -> str | None:

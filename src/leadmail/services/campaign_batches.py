@@ -1,13 +1,14 @@
-"""One batch of a campaign, claimed by this worker, sent: each recipient's message rendered
-(or the recipient skipped), the messages stored pending before the provider is called,
-one provider request for the batch (its batch id as the Idempotency-Key, kept by a
-retry), retried with backoff, and what became of each recipient recorded on it and on
-its message.
+"""One batch of a campaign, leased by this worker, sent through the outgoing pipeline
+(services/outgoing.py): each recipient's message rendered (or the recipient skipped), the
+send policy applied (a suppressed recipient is never sent: one lookup for the batch), the
+messages recorded pending before the provider is called, one provider request for the
+batch (its batch id as the Idempotency-Key, kept by a retry) paced by the campaign's lane,
+and what became of each recipient recorded on it and on its message.
 
 A failure that the provider answered (429, 5xx) delivered nothing: a batch given up
 after one (stopped, or a 429 that outlasts the batch's time) is released, its recipients
 pending again. After a failure without an answer (a timeout, a cut connection) the batch
-may have landed: it is left as it is, and when its lease ends another claim retries it
+may have landed: it is left as it is, and when its lease ends another lease retries it
 with the same key (a provider that keeps idempotency) or marks it ``unknown``; a retry
 refused (409) for its key, an earlier try having landed, leaves it ``unknown`` too.
 """
@@ -16,32 +17,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from leadmail.domain.addresses import email_key
 from leadmail.domain.campaign_recipients import (
     LANDED_BEFORE,
-    ClaimedBatch,
+    LeasedBatch,
     Letter,
     RecipientOutcome,
     render_for,
 )
 from leadmail.domain.campaigns import RecipientStatus
 from leadmail.domain.clock import Clock
-from leadmail.domain.delivery import (
-    BatchItem,
-    RetryPolicy,
-)
+from leadmail.domain.delivery import BatchItem, ProviderUnavailable, RetryPolicy
 from leadmail.domain.email import Message
 from leadmail.ports.campaigns import RecipientRepository
 from leadmail.ports.leads import LeadRepository
-from leadmail.ports.mail import EmailProvider
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
-from leadmail.services.batch_attempts import BatchAttempts
 from leadmail.services.campaign_watch import CampaignWatch
-from leadmail.services.delivery import Timer
+from leadmail.services.outgoing import Outgoing, Timer
+from leadmail.services.send_policy import SendPolicy
 
 log = logging.getLogger("leadmail.campaigns")
 _S = RecipientStatus
@@ -50,7 +47,7 @@ HANDED_BACK = "not sent: its recipient was handed back to the campaign, to go in
 
 
 @dataclass(frozen=True, slots=True)
-class SenderSettings:
+class CampaignSettings:
     """``batch``: recipients per provider request; ``in_flight``: batches one process has
     at the provider at once per campaign; ``poll``: how often the campaign's status is
     read while it runs; ``hold``: how long a 429 without Retry-After holds the lane."""
@@ -63,37 +60,80 @@ class SenderSettings:
     hold: float = 1.0
 
 
-class BatchSender:
+class LanePace:
+    """A campaign batch's pace: the lane's rate acquired from the shared limiter right
+    before each request (the moments it counts are those the provider sees, not a lease,
+    render and store ahead of them); a 429 holds the lane for every worker; every wait
+    ends when the campaign stops."""
+
+    paced = True
+
+    def __init__(
+        self, limiter: RateLimiter, lane: str, watch: CampaignWatch, timer: Timer, hold: float
+    ) -> None:
+        self._limiter = limiter
+        self._lane = lane
+        self._watch = watch
+        self._timer = timer
+        self._hold = hold
+
+    async def take(self, deadline: float) -> bool:
+        watch = self._watch
+        if not watch.running:
+            return False
+        try:
+            async with asyncio.timeout(max(deadline - self._timer.monotonic(), 0.001)):
+                acquired, _ = await watch.until(self._limiter.acquire(self._lane))
+        except TimeoutError:
+            return False
+        return acquired
+
+    async def hold(self, error: ProviderUnavailable) -> float:
+        hold = error.retry_after if error.retry_after is not None else self._hold
+        await self._limiter.hold(self._lane, hold)
+        log.info("campaign_lane_held", extra={"lane": self._lane, "seconds": hold})
+        return hold
+
+    async def wait(self, seconds: float) -> bool:
+        watch = self._watch
+        return await watch.check() and await watch.sleep(seconds)
+
+
+class CampaignBatches:
+    """``budget``: the seconds a batch may take in all (its retry deadline, at most half
+    its lease)."""
+
     def __init__(
         self,
         recipients: RecipientRepository,
         leads: LeadRepository,
         messages: MessageRepository,
-        provider: EmailProvider,
+        outgoing: Outgoing,
+        policy: SendPolicy,
         limiter: RateLimiter,
         lane: str,
-        settings: SenderSettings,
+        settings: CampaignSettings,
         clock: Clock,
-        timer: Timer,
     ) -> None:
         self._recipients = recipients
         self._leads = leads
         self._messages = messages
-        self._provider = provider
-        budget = min(settings.retry.deadline, settings.lease.total_seconds() / 2)
-        self._attempts = BatchAttempts(
-            provider, limiter, lane, settings.retry, timer, budget=budget, hold=settings.hold
-        )
+        self._outgoing = outgoing
+        self._policy = policy
+        self._limiter = limiter
+        self._lane = lane
+        self._hold = settings.hold
+        self._budget = min(settings.retry.deadline, settings.lease.total_seconds() / 2)
         self._clock = clock
 
     async def ready(self, watch: CampaignWatch) -> bool:
-        """Whether to claim a batch now: once no hold is on the lane (a batch claimed
+        """Whether to lease a batch now: once no hold is on the lane (a batch leased
         during a 429's hold would only wait); False when the campaign stops first."""
-        return await self._attempts.unheld(watch)
+        return (await watch.until(self._limiter.unheld(self._lane)))[0]
 
-    async def send(self, letter: Letter, batch: ClaimedBatch, watch: CampaignWatch) -> None:
+    async def send(self, letter: Letter, batch: LeasedBatch, watch: CampaignWatch) -> None:
         """Send ``batch`` and record its outcomes."""
-        if not watch.running:  # stopped since the claim: nothing was sent
+        if not watch.running:  # stopped since the lease: nothing was sent
             await self._recipients.release(batch, self._clock())
             return
         campaign = letter.campaign
@@ -109,38 +149,58 @@ class BatchSender:
             if isinstance(rendered, str):
                 skipped.append(RecipientOutcome(recipient.lead_id, _S.SKIPPED, rendered))
                 continue
-            assert recipient.message_id is not None  # given by the claim
+            assert recipient.message_id is not None  # given by the lease
             items.append(BatchItem(rendered, recipient.message_id))
             lead_of[recipient.message_id] = recipient.lead_id
+        if items:  # the send policy, in one lookup: a suppressed recipient is never sent
+            barred = await self._policy.suppressed(
+                campaign.account_id, [item.email.to[0].address for item in items]
+            )
+            if barred:  # (a retried batch too: what it no longer holds is not sent again)
+                kept: list[BatchItem] = []
+                for item in items:
+                    entry = barred.get(email_key(item.email.to[0].address))
+                    if entry is None:
+                        kept.append(item)
+                        continue
+                    lead_id = lead_of.pop(item.message_id)
+                    skipped.append(RecipientOutcome(lead_id, _S.SUPPRESSED, entry.why()))
+                items = kept
         if skipped:
             await self._recipients.record(batch, skipped, self._clock())
         if not items:
             return
-        messages = await self._stored(letter, batch, items)
-        delivered = await self._attempts.deliver(items, batch, watch)
+        outgoing = self._outgoing
+        stored: dict[str, Message] | None = None
+        if batch.retried:  # its messages were recorded by its first try
+            found = await self._messages.get_many(campaign.account_id, list(lead_of))
+            stored = {m.message_id: m for m in found}
+        messages = await outgoing.record(campaign.account_id, items, campaign.template_id, stored)
+        pace = LanePace(self._limiter, self._lane, watch, outgoing.timer, self._hold)
+        delivered = await outgoing.attempt(
+            items, batch.batch_id, pace, outgoing.deadline(self._budget), retried=batch.retried
+        )
         now = self._clock()
         outcomes: list[RecipientOutcome] = []
         changed: list[Message] = []
         if delivered.results is not None:
             for result in delivered.results:
-                message = messages[result.message_id]
+                message, failure = outgoing.settled(messages[result.message_id], delivered, result)
                 lead_id = lead_of[result.message_id]
-                if result.error is None:
+                changed.append(message)
+                if failure is None:
                     outcomes.append(RecipientOutcome(lead_id, _S.SENT))
-                    changed.append(
-                        message.sent(result.provider_message_id, delivered.attempts, now)
-                    )
                 else:
-                    outcomes.append(RecipientOutcome(lead_id, _S.FAILED, result.error.message))
-                    changed.append(message.failed(result.error.message, delivered.attempts, now))
+                    outcomes.append(RecipientOutcome(lead_id, _S.FAILED, failure.message))
         elif delivered.landed_before is not None:
             refused = delivered.landed_before
             error = LANDED_BEFORE.format(f"{refused.status}: {refused.detail}")
             outcomes = [RecipientOutcome(lead_of[i.message_id], _S.UNKNOWN, error) for i in items]
         elif delivered.error is not None:
             error = delivered.error.message
-            outcomes = [RecipientOutcome(lead_of[i.message_id], _S.FAILED, error) for i in items]
-            changed = [messages[i.message_id].failed(error, delivered.attempts, now) for i in items]
+            for item in items:
+                changed.append(outgoing.settled(messages[item.message_id], delivered, None)[0])
+                outcomes.append(RecipientOutcome(lead_of[item.message_id], _S.FAILED, error))
         elif delivered.may_have_landed:  # its lease decides: retried with its key, or unknown
             log.info(
                 "campaign_batch_left",
@@ -150,14 +210,14 @@ class BatchSender:
         else:  # nothing was delivered: its recipients go in other batches
             await self._recipients.release(batch, now)
             if not batch.retried:
-                changed = [
-                    m.failed(HANDED_BACK, delivered.attempts, now) for m in messages.values()
-                ]
-                await self._messages.update(changed)
+                attempts = delivered.attempts
+                await outgoing.store(
+                    [m.failed(HANDED_BACK, m.attempts + attempts, now) for m in messages.values()]
+                )
             return
         written = await self._recipients.record(batch, outcomes, now)
-        await self._messages.update(changed)
-        if written < len(outcomes):  # its lease ended and the batch was taken over
+        await outgoing.store(changed)
+        if written < len(outcomes):  # its lease ended and the batch was leased again
             log.warning(
                 "campaign_batch_taken_over",
                 extra={
@@ -167,25 +227,3 @@ class BatchSender:
                     "outcomes": len(outcomes),
                 },
             )
-
-    async def _stored(
-        self, letter: Letter, batch: ClaimedBatch, items: Sequence[BatchItem]
-    ) -> dict[str, Message]:
-        """The batch's messages, stored pending before the provider is called (a retried
-        batch's are stored already: only any missing are added)."""
-        campaign = letter.campaign
-        ids = [item.message_id for item in items]
-        found: dict[str, Message] = {}
-        if batch.retried:
-            stored = await self._messages.get_many(campaign.account_id, ids)
-            found = {m.message_id: m for m in stored}
-        now = self._clock()
-        account, template, provider = campaign.account_id, campaign.template_id, self._provider.name
-        new = [
-            Message.pending(item.message_id, account, item.email, template, provider, now)
-            for item in items
-            if item.message_id not in found
-        ]
-        if new:
-            await self._messages.add(new)
-        return {**found, **{m.message_id: m for m in new}}

@@ -1,6 +1,6 @@
-"""A campaign's status as its sender sees it: read again at least every ``interval``
+"""A campaign's status as its runner sees it: read again at least every ``interval``
 seconds by one task, so that a pause or a cancel made on any server stops this process's
-new provider calls within that time; and every wait of the sender (the rate limiter, a
+new provider calls within that time; and every wait of the runner (the rate limiter, a
 retry's backoff, other workers' batches) ends as soon as the campaign stops running or
 the process is stopping."""
 
@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from leadmail.domain.campaigns import CampaignStatus
 from leadmail.ports.campaigns import CampaignRepository
-from leadmail.services.delivery import Timer
+from leadmail.services.outgoing import Timer
 
 T = TypeVar("T")
 log = logging.getLogger("leadmail.campaigns")

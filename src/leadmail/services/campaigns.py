@@ -31,7 +31,7 @@ from leadmail.ports.jobs import JobQueue
 from leadmail.services.campaign_checks import CampaignChecks, CampaignRequest
 
 T = TypeVar("T")
-CAMPAIGN_JOB = "campaign.send"  # payload: the campaign id (and a seat: campaign_sender.py)
+CAMPAIGN_JOB = "campaign.send"  # payload: the campaign id (and a seat: campaign_runner.py)
 RECIPIENT_CURSOR = re.compile(r"^[A-Za-z0-9_-]{1,40}$")  # a lead id: the last one shown
 EARLY_BY_AT_MOST = timedelta(minutes=1)  # a job that came early waits for send_at
 _TRIES = 5  # of a transition that lost a race with another
@@ -156,7 +156,7 @@ class CampaignService:
     async def begin_when_due(self, campaign_id: str) -> None:
         """A scheduled campaign whose ``send_at`` has come starts running (the issue's
         "scheduled -> running at send_at"); the first step of CAMPAIGN_JOB's handler
-        (services/campaign_sender.py)."""
+        (services/campaign_runner.py)."""
         campaign = await self._campaigns.find(campaign_id)
         if campaign is None or campaign.status is not CampaignStatus.SCHEDULED:
             return

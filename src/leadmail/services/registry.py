@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from leadmail.services.campaign_sender import CampaignSender
+from leadmail.services.campaign_runner import CampaignRunner
 from leadmail.services.campaigns import CampaignService
 from leadmail.services.keys import ApiKeyService
 from leadmail.services.lead_export import LeadExport
@@ -28,5 +28,5 @@ class Services:
     imports: LeadImportService
     export: LeadExport
     campaigns: CampaignService
-    sender: CampaignSender  # CAMPAIGN_JOB's handler
+    campaign_runner: CampaignRunner  # CAMPAIGN_JOB's handler
     provider_events: ProviderEventService  # the providers' webhooks

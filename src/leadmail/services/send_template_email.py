@@ -8,6 +8,7 @@ from leadmail.services.addressing import (
     SendPlan,
     TemplateEmailRequest,
     checked_key,
+    flagged,
 )
 from leadmail.services.outbox import Outbox
 from leadmail.services.results import SendResult
@@ -32,16 +33,22 @@ class SendTemplateEmail:
         subject = check_subject(rendered.subject)
         plan = SendPlan(
             operation="template",
-            canonical=lambda: {
-                "to": [m.formatted() for m in to],
-                "template_id": template.template_id,
-                "variables": {name: request.variables[name] for name in template.variables},
-                "from": sender.formatted(),
-            },
+            canonical=lambda: flagged(
+                {
+                    "to": [m.formatted() for m in to],
+                    "template_id": template.template_id,
+                    "variables": {name: request.variables[name] for name in template.variables},
+                    "from": sender.formatted(),
+                },
+                request.transactional,
+                request.list_unsubscribe,
+            ),
             emails=tuple(
                 OutgoingEmail(sender=sender, to=(box,), subject=subject, html=rendered.html)
                 for box in to
             ),
             template_id=template.template_id,
+            transactional=request.transactional,
+            list_unsubscribe=request.list_unsubscribe,
         )
         return await self._outbox.send(account_id, plan, key)

@@ -1,6 +1,6 @@
 """A campaign's recipients in SQL. The freeze is ONE statement on both backends (INSERT ...
-SELECT over the segment's WHERE clause, lead_segments.py); a claim is one statement on
-Postgres (recipient_claims.py), a few in SQLite's write transaction."""
+SELECT over the segment's WHERE clause, lead_segments.py); a lease is one statement on
+Postgres (recipient_leases.py), a few in SQLite's write transaction."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from typing import Any
 
 import msgspec
 
-from leadmail.adapters.db import lead_segments, recipient_claims
+from leadmail.adapters.db import lead_segments, recipient_leases
 from leadmail.adapters.db.database import Database
-from leadmail.adapters.db.recipient_claims import RECIPIENTS
+from leadmail.adapters.db.recipient_leases import RECIPIENTS
 from leadmail.adapters.db.statements import Statement
 from leadmail.domain.campaign_recipients import (
     STOPPED,
-    ClaimedBatch,
+    LeasedBatch,
     Recipient,
     RecipientOutcome,
     lacks_variable,
@@ -28,12 +28,12 @@ from leadmail.ports.campaigns import RecipientRepository
 _S = RecipientStatus
 _ALL = ", ".join(f'"{column}"' for column in RECIPIENTS.columns)
 _HELD = (
-    ' WHERE "campaign_id" = %s AND "batch_id" = %s AND "claim_id" = %s'
+    ' WHERE "campaign_id" = %s AND "batch_id" = %s AND "lease_id" = %s'
     f" AND \"status\" = '{_S.SENDING}'"
 )
 _RELEASE = (
     f'UPDATE "campaign_recipients" SET "status" = \'{_S.PENDING}\', "batch_id" = NULL,'
-    ' "claim_id" = NULL, "message_id" = NULL, "lease_until" = NULL, "updated_at" = %s' + _HELD
+    ' "lease_id" = NULL, "message_id" = NULL, "lease_until" = NULL, "updated_at" = %s' + _HELD
 )
 _RELEASE_RETRIED = 'UPDATE "campaign_recipients" SET "retry" = TRUE, "updated_at" = %s' + _HELD
 _EXPIRED = (
@@ -99,17 +99,17 @@ class PiccoloRecipientRepository(RecipientRepository):
         ordered = [campaign.campaign_id, *args, campaign.updated_at, *where_args]
         return await self._changed(text, ordered)
 
-    async def claim(
+    async def lease(
         self, campaign_id: str, limit: int, *, now: datetime, lease_until: datetime
-    ) -> ClaimedBatch | None:
+    ) -> LeasedBatch | None:
         if self._db.kind == "postgres":
-            return await recipient_claims.claim_postgres(
+            return await recipient_leases.lease_postgres(
                 self._db, campaign_id, limit, now, lease_until
             )
-        return await recipient_claims.claim_sqlite(self._db, campaign_id, limit, now, lease_until)
+        return await recipient_leases.lease_sqlite(self._db, campaign_id, limit, now, lease_until)
 
     async def record(
-        self, batch: ClaimedBatch, outcomes: Sequence[RecipientOutcome], now: datetime
+        self, batch: LeasedBatch, outcomes: Sequence[RecipientOutcome], now: datetime
     ) -> int:
         if not outcomes:
             return 0
@@ -122,11 +122,11 @@ class PiccoloRecipientRepository(RecipientRepository):
                 " FROM (SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bool[]))"
                 ' AS "o"("lead_id", "status", "error", "keeps")'
                 ' WHERE "r"."lead_id" = "o"."lead_id" AND "r"."campaign_id" = %s'
-                ' AND "r"."batch_id" = %s AND "r"."claim_id" = %s'
+                ' AND "r"."batch_id" = %s AND "r"."lease_id" = %s'
                 f' AND "r"."status" = \'{_S.SENDING}\''
             )
             columns = [list(column) for column in zip(*rows, strict=True)]
-            args = [now, *columns, batch.campaign_id, batch.batch_id, batch.claim_id]
+            args = [now, *columns, batch.campaign_id, batch.batch_id, batch.lease_id]
         else:
             text = (
                 'WITH "o" AS (SELECT "value" ->> 0 AS "lead_id", "value" ->> 1 AS "status",'
@@ -135,16 +135,16 @@ class PiccoloRecipientRepository(RecipientRepository):
                 ' "error" = "o"."error", "lease_until" = NULL, "updated_at" = %s,'
                 ' "message_id" = CASE WHEN "o"."keeps" THEN "message_id" END'
                 ' FROM "o" WHERE "campaign_recipients"."lead_id" = "o"."lead_id"'
-                ' AND "campaign_id" = %s AND "batch_id" = %s AND "claim_id" = %s'
+                ' AND "campaign_id" = %s AND "batch_id" = %s AND "lease_id" = %s'
                 f' AND "campaign_recipients"."status" = \'{_S.SENDING}\''
             )
             encoded = msgspec.json.encode(rows).decode()
-            args = [encoded, now, batch.campaign_id, batch.batch_id, batch.claim_id]
+            args = [encoded, now, batch.campaign_id, batch.batch_id, batch.lease_id]
         return await self._changed(text, args)
 
-    async def release(self, batch: ClaimedBatch, now: datetime) -> int:
+    async def release(self, batch: LeasedBatch, now: datetime) -> int:
         text = _RELEASE_RETRIED if batch.retried else _RELEASE
-        return await self._changed(text, [now, batch.campaign_id, batch.batch_id, batch.claim_id])
+        return await self._changed(text, [now, batch.campaign_id, batch.batch_id, batch.lease_id])
 
     async def expire(self, campaign_id: str, now: datetime, *, retryable: bool) -> int:
         if retryable:

@@ -18,6 +18,7 @@ from leadmail.adapters.db.tables import (
     Leads,
     MessageEvents,
     Messages,
+    Suppressions,
     Templates,
 )
 
@@ -36,6 +37,7 @@ APP_CONFIG = AppConfig(
         LeadImportErrors,
         Campaigns,
         CampaignRecipients,
+        Suppressions,
         MessageEvents,
     ],
     migration_dependencies=[],

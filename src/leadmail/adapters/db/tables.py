@@ -44,6 +44,7 @@ class Tables:
     lead_import_errors: Any
     campaigns: Any
     campaign_recipients: Any
+    suppressions: Any
     message_events: Any
 
 
@@ -182,7 +183,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
     class CampaignRecipients(Table, tablename="campaign_recipients", db=engine):
         # One per lead of a campaign's frozen audience: (campaign_id, lead_id) is unique
         # through an index the migration creates, and (campaign_id, status, lead_id)
-        # indexed for claims, counts and pages by status.
+        # indexed for leases, counts and pages by status.
         recipient_id = BigSerial(primary_key=True)
         campaign_id = ForeignKey(references=Campaigns, on_delete=OnDelete.cascade, null=False)
         # No foreign keys: a lead deleted after the freeze stays a recipient, and a
@@ -192,11 +193,24 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         status = Varchar(length=16)
         message_id = Varchar(length=40, null=True, default=None)
         batch_id = Varchar(length=40, null=True, default=None)
-        claim_id = Varchar(length=40, null=True, default=None)  # who holds the batch now
-        retry = Boolean()  # its batch expired, to be claimed again as it was
+        lease_id = Varchar(length=40, null=True, default=None)  # who holds the batch now
+        retry = Boolean()  # its batch expired, to be leased again as it was
         lease_until = Timestamptz(null=True, default=None)
         error = Text()
         updated_at = Timestamptz()
+
+    class Suppressions(Table, tablename="suppressions", db=engine):
+        # One per address and account: (account_id, digest) is unique through an index the
+        # migration creates, as is the newest-first listing (account_id, created_at, digest).
+        suppression_id = BigSerial(primary_key=True)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        digest = Varchar(length=71)  # domain/suppressions.address_digest
+        email = Varchar(length=254)  # the address, or its digest once erased
+        reason = Varchar(length=16)
+        created_at = Timestamptz()
+        # No foreign keys: where it came from stays named when that is gone.
+        message_id = Varchar(length=40, null=True, default=None)
+        campaign_id = Varchar(length=40, null=True, default=None)
 
     class MessageEvents(Table, tablename="message_events", db=engine):
         # What a provider's webhook said of a message (domain/message_events.py): one row
@@ -224,6 +238,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         lead_import_errors=LeadImportErrors,
         campaigns=Campaigns,
         campaign_recipients=CampaignRecipients,
+        suppressions=Suppressions,
         message_events=MessageEvents,
     )
 
@@ -240,4 +255,5 @@ LeadImportChunks = _MIGRATION_TABLES.lead_import_chunks
 LeadImportErrors = _MIGRATION_TABLES.lead_import_errors
 Campaigns = _MIGRATION_TABLES.campaigns
 CampaignRecipients = _MIGRATION_TABLES.campaign_recipients
+Suppressions = _MIGRATION_TABLES.suppressions
 MessageEvents = _MIGRATION_TABLES.message_events

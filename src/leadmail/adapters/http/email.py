@@ -20,6 +20,7 @@ from leadmail.adapters.http.envelopes import (
     TemplateSendRejectedEnvelope,
     TemplateSendUnavailableEnvelope,
 )
+from leadmail.adapters.http.flags import check_flags
 from leadmail.adapters.http.operation_errors import error_responses
 from leadmail.adapters.http.path_ids import MessageId
 from leadmail.adapters.http.prepared import PreparedOnce
@@ -31,10 +32,11 @@ from leadmail.adapters.http.schemas import (
     SendTemplateIn,
     TemplateOut,
 )
-from leadmail.domain.email import SenderNotAllowed
+from leadmail.domain.email import MessageStatus, SenderNotAllowed
 from leadmail.domain.errors import MessageNotFound, TemplateNotFound, ValidationFailed
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.keys import Principal
+from leadmail.domain.suppressions import RecipientSuppressed
 from leadmail.services.addressing import PlainEmailRequest, TemplateEmailRequest
 from leadmail.services.messages import MessageService
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable, SendResult
@@ -57,6 +59,7 @@ IdempotencyKey = Annotated[
 REPLAYED_HEADER = "Idempotent-Replayed"
 # The operations whose success may be a replay (openapi.finish documents the header).
 REPLAYABLE = ("sendEmail", "sendTemplateEmail")
+FLAGS = ("transactional", "list_unsubscribe")  # a send body's booleans
 _SEND_ERRORS = (
     ValidationFailed,
     SenderNotAllowed,
@@ -72,12 +75,13 @@ def _replay_headers(result: SendResult) -> dict[str, str]:
 
 
 def sent_message(result: SendResult) -> str:
+    if not result.per_recipient:
+        return "Email sent"
     count = len(result.messages)
-    return (
-        "Email sent"
-        if not result.per_recipient or count == 1
-        else f"Email sent to {count} recipients"
-    )
+    held = sum(m.status is MessageStatus.SUPPRESSED for m in result.messages)
+    if held:
+        return f"Email sent to {count - held} of {count} recipients ({held} suppressed)"
+    return "Email sent" if count == 1 else f"Email sent to {count} recipients"
 
 
 # TemplateService.list hands back the same list until templates are written: the list of
@@ -127,12 +131,16 @@ class EmailController(DiscoverableController):
         status_code=200,
         summary="Send an email",
         description=(
-            "One message to every address in `to` (1-50). `from` defaults to the"
-            " service's default sender. 200 only once the provider accepted it."
+            "One message to every address in `to` (1-50) that is not on the account's"
+            " suppression list (422 RECIPIENT_SUPPRESSED when none is left). `from` defaults"
+            " to the service's default sender. 200 only once the provider accepted it."
         ),
         operation_id="sendEmail",
         responses=error_responses(
-            *_SEND_ERRORS, body=True, sends=(SendRejectedEnvelope, SendUnavailableEnvelope)
+            *_SEND_ERRORS,
+            RecipientSuppressed,
+            body=True,
+            sends=(SendRejectedEnvelope, SendUnavailableEnvelope),
         ),
     )
     async def send(
@@ -141,9 +149,17 @@ class EmailController(DiscoverableController):
         data: JSONBody[SendEmailIn],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[MessageEnvelope]:
+        await check_flags(request, *FLAGS)
         result = await self.send_email(
             request.user.account_id,
-            PlainEmailRequest(to=data.to, subject=data.subject, html=data.html, sender=data.sender),
+            PlainEmailRequest(
+                to=data.to,
+                subject=data.subject,
+                html=data.html,
+                sender=data.sender,
+                transactional=data.transactional,
+                list_unsubscribe=data.list_unsubscribe,
+            ),
             idempotency_key,
         )
         return JsonAnswer(
@@ -157,7 +173,8 @@ class EmailController(DiscoverableController):
         summary="Send a template email",
         description=(
             "One message per recipient in `to` (1-50), sent concurrently; `data.messages`"
-            " has each one's outcome."
+            " has each one's outcome, in the order of `to` (`suppressed`: on the account's"
+            " suppression list, not sent)."
         ),
         operation_id="sendTemplateEmail",
         responses=error_responses(
@@ -221,6 +238,7 @@ class EmailController(DiscoverableController):
     async def _send_template(
         self, request: AuthedRequest, data: SendTemplateIn, idempotency_key: str | None
     ) -> Response[MessageListEnvelope]:
+        await check_flags(request, *FLAGS)
         result = await self.send_template_email(
             request.user.account_id,
             TemplateEmailRequest(
@@ -228,6 +246,8 @@ class EmailController(DiscoverableController):
                 template_id=data.template_id,
                 variables=data.variables,
                 sender=data.sender,
+                transactional=data.transactional,
+                list_unsubscribe=data.list_unsubscribe,
             ),
             idempotency_key,
         )

@@ -20,6 +20,7 @@ from leadmail.domain.errors import (
 )
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.lead_imports import ImportNotFound
+from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFound
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 
@@ -53,6 +54,8 @@ BY_CLASS: dict[type[LeadmailError], ErrorKind] = {
         (MessageNotFound, 404, "Message not found", "no such message in your account"),
         (ImportNotFound, 404, "Import not found", "no such import in your account"),
         (CampaignNotFound, 404, "Campaign not found", "no such campaign in your account"),
+        (SuppressionNotFound, 404, "Suppression not found",
+         "that address is not on your account's suppression list"),
         (DuplicateLead, 409, "Lead already exists",
          "a lead with this email is already in your account; `data.lead_id` is its id"),
         (IdempotencyKeyReused, 409, "Idempotency key reused",
@@ -63,6 +66,9 @@ BY_CLASS: dict[type[LeadmailError], ErrorKind] = {
          "the action does not apply to the campaign's current status, which `error` names"),
         (AudienceEmpty, 422, "Audience empty",
          "the audience matches no lead of your account; nothing was queued"),
+        (RecipientSuppressed, 422, "Every recipient suppressed",
+         "every address in `to` is on your account's suppression list (`error` names them);"
+         " nothing was stored or sent"),
         (DeliveryRejected, 502, "Email not sent",
          "the provider refused the message; `data` has every message's outcome"),
         (StorageUnavailable, 503, "Service temporarily unavailable",

@@ -56,6 +56,7 @@ from leadmail.domain.errors import (
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.lead_imports import ImportNotFound
 from leadmail.domain.lead_listing import LeadPage, PageCursor
+from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFound
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 
@@ -146,6 +147,8 @@ _RAISED: dict[str, LeadmailError] = {
     "IDEMPOTENCY_KEY_REUSED": IdempotencyKeyReused(),
     "IDEMPOTENCY_IN_PROGRESS": IdempotencyInProgress(),
     "STORAGE_UNAVAILABLE": StorageUnavailable(),
+    "RECIPIENT_SUPPRESSED": RecipientSuppressed(["ada@example.com"]),
+    "SUPPRESSION_NOT_FOUND": SuppressionNotFound("ada@example.com"),
     **campaign_examples.RAISED,
 }
 _SENDS: dict[type[Any], LeadmailError] = {

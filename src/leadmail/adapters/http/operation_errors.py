@@ -95,7 +95,7 @@ def _envelope(kinds: list[ErrorKind], sends: tuple[type[Any], type[Any]] | None)
     typed = {data[kind.code] for kind in kinds if kind.code in data}
     if not typed:
         return ErrorEnvelope
-    if typed == {ValidationErrorEnvelope} and len(kinds) > 1 and sends is None:
+    if typed == {ValidationErrorEnvelope} and len(kinds) > 1:
         return RefusedEnvelope  # VALIDATION_FAILED beside a code without data
     if len(typed) > 1 or (len(kinds) > 1 and sends is not None and sends[1] not in typed):
         # Only a send's 503 data is optional (absent when the database failed).

@@ -11,9 +11,9 @@ from leadmail.adapters.http.timestamps import to_iso
 from leadmail.domain.campaigns import CAMPAIGN_ID
 from leadmail.domain.email import MESSAGE_ID, Message, MessageStatus
 from leadmail.domain.lead_imports import IMPORT_ID
-from leadmail.domain.message_events import Bounce, EventType, MessageEvent
 from leadmail.domain.lead_listing import LeadPage
 from leadmail.domain.leads import LEAD_ID, Lead
+from leadmail.domain.message_events import Bounce, EventType, MessageEvent
 from leadmail.domain.templates import TEMPLATE_ID, Template
 
 # The ids in answers, each with the domain's rule for its kind, stated in the document.
@@ -127,11 +127,25 @@ def given_fields(data: msgspec.Struct) -> dict[str, Any]:
     }
 
 
+TRANSACTIONAL_RULE = (
+    "A receipt, a password reset: sent to an address that unsubscribed or that the account"
+    " put on its suppression list (`manual`), never to one that bounced or complained."
+)
+LIST_UNSUBSCRIBE_RULE = (
+    "Carry the one-click unsubscribe headers (RFC 8058: `List-Unsubscribe`,"
+    " `List-Unsubscribe-Post`), each recipient's own link."
+)
+Transactional = Annotated[bool, msgspec.Meta(description=TRANSACTIONAL_RULE)]
+ListUnsubscribe = Annotated[bool, msgspec.Meta(description=LIST_UNSUBSCRIBE_RULE)]
+
+
 class SendEmailIn(msgspec.Struct, forbid_unknown_fields=True):
     to: str | list[str]
     subject: str
     html: str
     sender: str | None = msgspec.field(default=None, name="from")
+    transactional: Transactional = False
+    list_unsubscribe: ListUnsubscribe = False
 
 
 class SendTemplateIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -141,6 +155,8 @@ class SendTemplateIn(msgspec.Struct, forbid_unknown_fields=True):
         default_factory=dict
     )
     sender: str | None = msgspec.field(default=None, name="from")
+    transactional: Transactional = False
+    list_unsubscribe: ListUnsubscribe = False
 
 
 class MessageOut(msgspec.Struct):

@@ -35,7 +35,7 @@ from leadmail.ports.mail import EmailProvider
 log = structlog.get_logger("leadmail.mail")
 
 USER_AGENT = "leadmail"
-MAX_CONNECTIONS = 100  # services.delivery.DEFAULT_CONCURRENCY follows it
+MAX_CONNECTIONS = 100  # services.outgoing.DEFAULT_CONCURRENCY follows it
 REDACTED = "[redacted]"
 MAX_URLS = 64  # parsed URLs kept (one per path a dialect uses)
 T = TypeVar("T")

@@ -10,12 +10,12 @@ from datetime import datetime
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.domain.campaign_recipients import (
     STOPPED,
-    ClaimedBatch,
+    LeasedBatch,
     Recipient,
     RecipientOutcome,
     lacks_variable,
     new_batch_id,
-    new_claim_id,
+    new_lease_id,
     stopped_errors,
 )
 from leadmail.domain.campaigns import Campaign, CampaignCounts, CampaignStatus, RecipientStatus
@@ -69,14 +69,14 @@ class MemoryCampaignRepository(CampaignRepository):
 
 class MemoryRecipientRepository(RecipientRepository):
     """Reads the leads of a MemoryLeadRepository and the campaigns of a
-    MemoryCampaignRepository (claim: only while running)."""
+    MemoryCampaignRepository (lease: only while running)."""
 
     def __init__(self, leads: MemoryLeadRepository, campaigns: MemoryCampaignRepository) -> None:
         self._leads = leads
         self._campaigns = campaigns
         self._rows: dict[str, dict[str, Recipient]] = {}  # campaign -> lead -> recipient
-        self._claims: dict[tuple[str, str], str] = {}  # (campaign, lead) -> claim id
-        self._retry: set[tuple[str, str]] = set()  # (campaign, batch): claimable as it was
+        self._leases: dict[tuple[str, str], str] = {}  # (campaign, lead) -> lease id
+        self._retry: set[tuple[str, str]] = set()  # (campaign, batch): leasable as it was
 
     async def freeze(self, campaign: Campaign, required: Sequence[str] = ()) -> int:
         rows = self._rows.setdefault(campaign.campaign_id, {})
@@ -96,14 +96,14 @@ class MemoryRecipientRepository(RecipientRepository):
             added += 1
         return added
 
-    async def claim(
+    async def lease(
         self, campaign_id: str, limit: int, *, now: datetime, lease_until: datetime
-    ) -> ClaimedBatch | None:
+    ) -> LeasedBatch | None:
         campaign = await self._campaigns.find(campaign_id)
         if campaign is None or campaign.status is not CampaignStatus.RUNNING:
             return None
         rows = self._rows.get(campaign_id, {})
-        claim_id = new_claim_id()
+        lease_id = new_lease_id()
         retry = sorted(batch for campaign, batch in self._retry if campaign == campaign_id)
         if retry:  # a batch left retryable: whole, as it was
             batch_id, retried = retry[0], True
@@ -115,7 +115,7 @@ class MemoryRecipientRepository(RecipientRepository):
             held = sorted(pending, key=lambda r: r.lead_id)[:limit]
         if not held:
             return None
-        claimed = []
+        leased = []
         for recipient in sorted(held, key=lambda r: r.lead_id):
             changed = replace(recipient, lease_until=lease_until, updated_at=now)
             if not retried:
@@ -123,12 +123,12 @@ class MemoryRecipientRepository(RecipientRepository):
                     changed, status=_SENDING, batch_id=batch_id, message_id=new_message_id()
                 )
             rows[recipient.lead_id] = changed
-            self._claims[(campaign_id, recipient.lead_id)] = claim_id
-            claimed.append(changed)
-        return ClaimedBatch(campaign_id, batch_id, claim_id, lease_until, claimed, retried)
+            self._leases[(campaign_id, recipient.lead_id)] = lease_id
+            leased.append(changed)
+        return LeasedBatch(campaign_id, batch_id, lease_id, lease_until, leased, retried)
 
     async def record(
-        self, batch: ClaimedBatch, outcomes: Sequence[RecipientOutcome], now: datetime
+        self, batch: LeasedBatch, outcomes: Sequence[RecipientOutcome], now: datetime
     ) -> int:
         written = 0
         for outcome in outcomes:
@@ -145,7 +145,7 @@ class MemoryRecipientRepository(RecipientRepository):
             written += 1
         return written
 
-    async def release(self, batch: ClaimedBatch, now: datetime) -> int:
+    async def release(self, batch: LeasedBatch, now: datetime) -> int:
         held = [r for r in batch.recipients if self._held(batch, r.lead_id) is not None]
         if batch.retried and held:
             self._retry.add((batch.campaign_id, batch.batch_id))
@@ -222,17 +222,17 @@ class MemoryRecipientRepository(RecipientRepository):
             if r.status is RecipientStatus.SENT and r.updated_at >= since
         )
 
-    def _held(self, batch: ClaimedBatch, lead_id: str) -> Recipient | None:
-        """The recipient, if it is still ``sending`` under this very claim."""
+    def _held(self, batch: LeasedBatch, lead_id: str) -> Recipient | None:
+        """The recipient, if it is still ``sending`` under this very lease."""
         found = self._rows.get(batch.campaign_id, {}).get(lead_id)
         if found is None or found.status is not _SENDING or found.batch_id != batch.batch_id:
             return None
-        if self._claims.get((batch.campaign_id, lead_id)) != batch.claim_id:
+        if self._leases.get((batch.campaign_id, lead_id)) != batch.lease_id:
             return None
         return found
 
     def _end(self, recipient: Recipient, **changes: object) -> None:
-        """The recipient changed, its lease and claim over."""
+        """The recipient changed, its lease and lease over."""
         changed = replace(recipient, lease_until=None, **changes)  # type: ignore[arg-type]
         self._rows[recipient.campaign_id][recipient.lead_id] = changed
-        self._claims.pop((recipient.campaign_id, recipient.lead_id), None)
+        self._leases.pop((recipient.campaign_id, recipient.lead_id), None)

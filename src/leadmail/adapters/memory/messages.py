@@ -4,13 +4,21 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from leadmail.domain.email import Message
+from leadmail.domain.suppressions import Suppression, SuppressionCheck
 from leadmail.ports.errors import PortError
 from leadmail.ports.messages import DUPLICATE_MESSAGE, MessageRepository
+from leadmail.ports.suppressions import SuppressionRepository
 
 
 class MemoryMessageRepository(MessageRepository):
-    def __init__(self) -> None:
+    def __init__(self, suppressions: SuppressionRepository | None = None) -> None:
+        """``suppressions``: the list ``add_unless_suppressed`` reads (none: nothing is)."""
         self._records: dict[str, Message] = {}
+        self._suppressions = suppressions
+
+    def __len__(self) -> int:
+        """How many messages it holds, of every account (for tests: nothing stored)."""
+        return len(self._records)
 
     async def add(self, records: Sequence[Message]) -> None:
         ids = [record.message_id for record in records]
@@ -19,6 +27,17 @@ class MemoryMessageRepository(MessageRepository):
             raise PortError(DUPLICATE_MESSAGE)
         for record in records:
             self._records[record.message_id] = record
+
+    async def add_unless_suppressed(
+        self, records: Sequence[Message], check: SuppressionCheck
+    ) -> list[Suppression]:
+        if self._suppressions is not None:
+            found = await self._suppressions.find(check.account_id, check.digests)
+            barred = [e for e in found if e.holds(check.transactional)]
+            if barred:
+                return barred
+        await self.add(records)
+        return []
 
     async def update(self, records: Sequence[Message]) -> None:
         for record in records:

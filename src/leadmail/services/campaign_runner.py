@@ -1,6 +1,6 @@
-"""The sender: CAMPAIGN_JOB's handler, which sends a running campaign to its end.
+"""The campaign runner: CAMPAIGN_JOB's handler, which sends a running campaign to its end.
 
-How the work is shared: a claim takes a batch of recipients for one worker (Postgres: FOR
+How the work is shared: a lease takes a batch of recipients for one worker (Postgres: FOR
 UPDATE SKIP LOCKED), so any number of processes may send one campaign at once without
 sending anyone twice. A process sends a campaign in ONE loop, with up to ``in_flight``
 batches at the provider (a second job for it only wakes that loop). The campaign's job
@@ -23,9 +23,9 @@ from leadmail.domain.campaigns import Campaign, CampaignStatus
 from leadmail.domain.clock import Clock
 from leadmail.domain.errors import TemplateNotFound
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
-from leadmail.services.campaign_batches import BatchSender, SenderSettings
+from leadmail.services.campaign_batches import CampaignBatches, CampaignSettings
 from leadmail.services.campaign_watch import CampaignWatch
-from leadmail.services.delivery import Timer
+from leadmail.services.outgoing import Timer
 from leadmail.services.templates import TemplateService
 
 log = logging.getLogger("leadmail.campaigns")
@@ -35,14 +35,14 @@ TEMPLATE_GONE = "the template {!r} no longer exists"
 _ENDED = (CampaignStatus.CANCELLED, CampaignStatus.FAILED)
 
 
-class CampaignSender:
+class CampaignRunner:
     def __init__(
         self,
         campaigns: CampaignRepository,
         recipients: RecipientRepository,
         templates: TemplateService,
-        batches: BatchSender,
-        settings: SenderSettings,
+        batches: CampaignBatches,
+        settings: CampaignSettings,
         clock: Clock,
         timer: Timer,
         *,
@@ -179,7 +179,7 @@ class CampaignSender:
                     slots.release()
                     break
                 now = self._clock()
-                batch = await self._recipients.claim(
+                batch = await self._recipients.lease(
                     campaign_id, settings.batch, now=now, lease_until=now + settings.lease
                 )
                 if batch is None:

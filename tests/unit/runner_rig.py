@@ -1,4 +1,4 @@
-"""The campaign sender on the memory adapters and the recording provider, with a wall clock
+"""The campaign runner on the memory adapters and the recording provider, with a wall clock
 that stands still (leases end only when a test moves it) and short real waits."""
 
 from __future__ import annotations
@@ -22,12 +22,13 @@ from leadmail.domain.email import Message
 from leadmail.domain.leads import Lead, new_lead_id
 from leadmail.domain.pacing import email_lane
 from leadmail.ports.rate_limits import RateLimiter
-from leadmail.services.campaign_batches import BatchSender, SenderSettings
+from leadmail.services.campaign_batches import CampaignBatches, CampaignSettings
 from leadmail.services.campaign_checks import CampaignRequest
-from leadmail.services.campaign_sender import CampaignSender
+from leadmail.services.campaign_runner import CampaignRunner
 from leadmail.services.campaigns import CampaignService
-from leadmail.services.delivery import SystemTimer
+from leadmail.services.outgoing import DeliverySettings, Outgoing
 from leadmail.services.registry import Services
+from leadmail.services.send_policy import SendPolicy
 from tests.unit.fakes import START, FakeClock
 
 ACCOUNT = "acc_school"
@@ -108,12 +109,12 @@ class WatchedMessages(MemoryMessageRepository):
 
 
 @dataclass
-class SenderRig:
+class RunnerRig:
     adapters: Adapters
     services: Services
     provider: WatchedProvider
     limiter: RateLimiter
-    sender: CampaignSender
+    runner: CampaignRunner
     clock: FakeClock
     catalog: Path
     events: list[str] = field(default_factory=list)
@@ -140,25 +141,25 @@ class SenderRig:
 
     async def run(self, campaign_id: str, timeout: float = 10.0) -> None:
         async with asyncio.timeout(timeout):
-            await self.sender.run_job(campaign_id)
+            await self.runner.run_job(campaign_id)
 
     async def status(self, campaign_id: str) -> CampaignStatus:
         return (await self.campaigns.get(ACCOUNT, campaign_id)).campaign.status
 
 
-def sender_settings(**changes: Any) -> SenderSettings:
+def campaign_settings(**changes: Any) -> CampaignSettings:
     quick = RetryPolicy(max_attempts=4, base_delay=0.001, max_delay=0.01, deadline=5.0)
     given: dict[str, Any] = {"batch": 3, "in_flight": 1, "retry": quick, "poll": 0.01, **changes}
-    return SenderSettings(**given)
+    return CampaignSettings(**given)
 
 
-async def sender_rig(
+async def runner_rig(
     tmp_path: Path,
     *,
     limiter: RateLimiter | None = None,
-    settings: SenderSettings | None = None,
+    settings: CampaignSettings | None = None,
     **provider_options: Any,
-) -> SenderRig:
+) -> RunnerRig:
     events: list[str] = []
     catalog = tmp_path / "templates"
     catalog.mkdir(exist_ok=True)
@@ -177,17 +178,19 @@ async def sender_rig(
     services = wire(adapters, Settings(email_default_from="team@example.com"), clock)
     await services.templates.sync()
     parts = adapters
-    chosen = settings if settings is not None else sender_settings()
-    lane, timer = email_lane(provider.name), SystemTimer()
-    batches = BatchSender(
-        parts.recipients, parts.leads, parts.messages, provider, chosen_limiter, lane,
-        chosen, clock, timer,
+    chosen = settings if settings is not None else campaign_settings()
+    outgoing = Outgoing(parts.messages, provider, DeliverySettings(retry=chosen.retry), clock)
+    batches = CampaignBatches(
+        parts.recipients, parts.leads, parts.messages, outgoing,
+        SendPolicy(parts.suppressions), chosen_limiter,
+        email_lane(provider.name), chosen, clock,
     )  # fmt: skip
-    sender = CampaignSender(
-        parts.campaigns, parts.recipients, services.templates, batches, chosen, clock, timer,
-        begin=services.campaigns.begin_when_due, retryable=provider.keeps_idempotency,
+    runner = CampaignRunner(
+        parts.campaigns, parts.recipients, services.templates, batches, chosen, clock,
+        outgoing.timer, begin=services.campaigns.begin_when_due,
+        retryable=provider.keeps_idempotency,
     )  # fmt: skip
-    return SenderRig(adapters, services, provider, chosen_limiter, sender, clock, catalog, events)
+    return RunnerRig(adapters, services, provider, chosen_limiter, runner, clock, catalog, events)
 
 
 LEASE = timedelta(seconds=60)

@@ -1,8 +1,8 @@
-"""A claim of a batch of a campaign's recipients (ports/campaigns.py, ``claim``).
+"""A lease of a batch of a campaign's recipients (ports/campaigns.py, ``lease``).
 
-Postgres: ONE statement, safe with any number of workers. A retryable batch is claimed by
+Postgres: ONE statement, safe with any number of workers. A retryable batch is leased by
 its head, its first recipient in lead order, locked with FOR UPDATE SKIP LOCKED: two
-workers asking at once never take one batch, and only the head is locked by a claimer, so
+workers asking at once never take one batch, and only the head is locked by a leaseholder, so
 the batch's other rows (updated by the one that holds the head) are never waited on in the
 other order. Else pending recipients, locked with FOR UPDATE SKIP LOCKED in lead order:
 two workers never take one recipient. Only while the campaign is running. The rows picked
@@ -25,10 +25,10 @@ from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.statements import Mapped, Row
 from leadmail.adapters.db.tables import CampaignRecipients
 from leadmail.domain.campaign_recipients import (
-    ClaimedBatch,
+    LeasedBatch,
     Recipient,
     new_batch_id,
-    new_claim_id,
+    new_lease_id,
 )
 from leadmail.domain.campaigns import CampaignStatus, RecipientStatus
 from leadmail.domain.email import new_message_id
@@ -41,8 +41,8 @@ _RUNNING = (
     f" AND \"status\" = '{CampaignStatus.RUNNING}'"
 )
 _SENDING = f"\"status\" = '{_S.SENDING}'"
-# $1 campaign, $2 limit, $3 batch id, $4 claim id, $5 lease until, $6 now, $7 message ids.
-_CLAIM_POSTGRES = RECIPIENTS.statement(f"""
+# $1 campaign, $2 limit, $3 batch id, $4 lease id, $5 lease until, $6 now, $7 message ids.
+_LEASE_POSTGRES = RECIPIENTS.statement(f"""
 WITH "running" AS ({_RUNNING}),
 "head" AS (
   SELECT "h"."batch_id" FROM {_R} AS "h"
@@ -53,7 +53,7 @@ WITH "running" AS ({_RUNNING}),
   ORDER BY "h"."lead_id" LIMIT 1 FOR UPDATE SKIP LOCKED
 ),
 "retried" AS (
-  UPDATE {_R} SET "claim_id" = $4, "retry" = FALSE, "lease_until" = $5, "updated_at" = $6
+  UPDATE {_R} SET "lease_id" = $4, "retry" = FALSE, "lease_until" = $5, "updated_at" = $6
   WHERE "campaign_id" = $1 AND "batch_id" = (SELECT "batch_id" FROM "head")
     AND {_SENDING} AND "retry"
   RETURNING *
@@ -68,7 +68,7 @@ WITH "running" AS ({_RUNNING}),
   SELECT "recipient_id", row_number() OVER (ORDER BY "lead_id") AS "n" FROM "picked"
 ),
 "fresh" AS (
-  UPDATE {_R} AS "r" SET "status" = '{_S.SENDING}', "batch_id" = $3, "claim_id" = $4,
+  UPDATE {_R} AS "r" SET "status" = '{_S.SENDING}', "batch_id" = $3, "lease_id" = $4,
     "lease_until" = $5, "updated_at" = $6, "message_id" = ($7::text[])["numbered"."n"]
   FROM "numbered" WHERE "r"."recipient_id" = "numbered"."recipient_id"
   RETURNING "r".*
@@ -78,17 +78,17 @@ UNION ALL SELECT *, FALSE AS "was_retried" FROM "fresh"
 """)
 
 
-async def claim_postgres(
+async def lease_postgres(
     db: Database, campaign_id: str, limit: int, now: datetime, lease_until: datetime
-) -> ClaimedBatch | None:
-    claim_id = new_claim_id()
+) -> LeasedBatch | None:
+    lease_id = new_lease_id()
     message_ids = [new_message_id() for _ in range(limit)]
     rows = await db.fetch(
-        _CLAIM_POSTGRES, campaign_id, limit, new_batch_id(), claim_id, lease_until, now, message_ids
+        _LEASE_POSTGRES, campaign_id, limit, new_batch_id(), lease_id, lease_until, now, message_ids
     )
     if not rows:
         return None
-    return _batch(campaign_id, claim_id, lease_until, rows, bool(rows[0]["was_retried"]))
+    return _batch(campaign_id, lease_id, lease_until, rows, bool(rows[0]["was_retried"]))
 
 
 def _sqlite(text: str) -> Any:
@@ -101,7 +101,7 @@ _HEAD = _sqlite(
     ' ORDER BY "lead_id" LIMIT 1'
 )
 _RETRY = _sqlite(
-    f'UPDATE {_R} SET "claim_id" = %s, "retry" = FALSE, "lease_until" = %s, "updated_at" = %s'
+    f'UPDATE {_R} SET "lease_id" = %s, "retry" = FALSE, "lease_until" = %s, "updated_at" = %s'
     f' WHERE "campaign_id" = %s AND "batch_id" = %s AND {_SENDING} AND "retry" RETURNING *'
 )
 _PENDING = _sqlite(
@@ -112,43 +112,43 @@ _PENDING = _sqlite(
 _TAKE = _sqlite(
     'WITH "m" AS (SELECT "value" ->> 0 AS "lead_id", "value" ->> 1 AS "message_id"'
     " FROM json_each(%s))"
-    f' UPDATE {_R} SET "status" = \'{_S.SENDING}\', "batch_id" = %s, "claim_id" = %s,'
+    f' UPDATE {_R} SET "status" = \'{_S.SENDING}\', "batch_id" = %s, "lease_id" = %s,'
     ' "lease_until" = %s, "updated_at" = %s, "message_id" = "m"."message_id"'
     f' FROM "m" WHERE {_R}."campaign_id" = %s AND {_R}."lead_id" = "m"."lead_id"'
     f" AND {_R}.\"status\" = '{_S.PENDING}' RETURNING *"
 )
 
 
-async def claim_sqlite(
+async def lease_sqlite(
     db: Database, campaign_id: str, limit: int, now: datetime, lease_until: datetime
-) -> ClaimedBatch | None:
-    claim_id = new_claim_id()
+) -> LeasedBatch | None:
+    lease_id = new_lease_id()
     async with db.transaction():  # SQLite's one writer, from the check to the last write
         campaign = await db.fetchrow(_IS_RUNNING, campaign_id)
         if campaign is None or campaign["status"] != CampaignStatus.RUNNING:
             return None
         head = await db.fetchrow(_HEAD, campaign_id)
         if head is not None:
-            rows = await db.fetch(_RETRY, claim_id, lease_until, now, campaign_id, head["batch_id"])
-            return _batch(campaign_id, claim_id, lease_until, rows, True)
+            rows = await db.fetch(_RETRY, lease_id, lease_until, now, campaign_id, head["batch_id"])
+            return _batch(campaign_id, lease_id, lease_until, rows, True)
         chosen = [row["lead_id"] for row in await db.fetch(_PENDING, campaign_id, limit)]
         if not chosen:
             return None
         pairs = msgspec.json.encode([[lead, new_message_id()] for lead in chosen]).decode()
-        rows = await db.fetch(_TAKE, pairs, new_batch_id(), claim_id, lease_until, now, campaign_id)
-    return _batch(campaign_id, claim_id, lease_until, rows, False)
+        rows = await db.fetch(_TAKE, pairs, new_batch_id(), lease_id, lease_until, now, campaign_id)
+    return _batch(campaign_id, lease_id, lease_until, rows, False)
 
 
 def _batch(
     campaign_id: str,
-    claim_id: str,
+    lease_id: str,
     lease_until: datetime,
     rows: Sequence[Row],
     retried: bool,
-) -> ClaimedBatch | None:
+) -> LeasedBatch | None:
     if not rows:
         return None
     recipients = sorted((RECIPIENTS.from_row(row) for row in rows), key=lambda r: r.lead_id)
     batch_id = recipients[0].batch_id
     assert batch_id is not None
-    return ClaimedBatch(campaign_id, batch_id, claim_id, lease_until, recipients, retried)
+    return LeasedBatch(campaign_id, batch_id, lease_id, lease_until, recipients, retried)

@@ -1,4 +1,4 @@
-"""The campaign sender on the memory adapters and the recording provider: every recipient
+"""The campaign runner on the memory adapters and the recording provider: every recipient
 sent once, in batches keyed by their batch id, rendered with the lead's values over the
 campaign's; the rate acquired right before each request; refusals, retries and 429 holds; skipped
 recipients; pause, cancel and stop between batches; expired leases; done and failed."""
@@ -13,11 +13,15 @@ from leadmail.domain.campaign_recipients import LEAD_DELETED, STOPPED, lacks_var
 from leadmail.domain.campaigns import CampaignCounts, CampaignStatus, RecipientStatus
 from leadmail.domain.delivery import BatchItem, ProviderRejected, ProviderUnavailable
 from leadmail.domain.email import Mailbox, MessageStatus, OutgoingEmail
-from tests.unit.sender_rig import ACCOUNT, LEASE, RecordingLimiter, sender_rig, sender_settings
+from leadmail.domain.suppressions import Suppression, SuppressionReason, suppression_address
+from tests.unit.fakes import START
+from tests.unit.runner_rig import ACCOUNT, LEASE, RecordingLimiter, campaign_settings, runner_rig
+
+R = SuppressionReason
 
 
 async def test_every_recipient_once_in_batches_keyed_by_their_batch_id(tmp_path: Path) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     await rig.lead("ada@example.com", "Ada Lovelace", city="London")  # her own city wins
     for n in range(6):
         await rig.lead(f"l{n}@example.com", f"Lead {n}")
@@ -53,9 +57,9 @@ async def test_every_recipient_once_in_batches_keyed_by_their_batch_id(tmp_path:
 
 
 async def test_the_rate_is_acquired_right_before_each_request(tmp_path: Path) -> None:
-    """After the batch's messages are stored, not before its claim: the moments the
-    limiter counts are those the provider sees (no claim, render or store between)."""
-    rig = await sender_rig(tmp_path)
+    """After the batch's messages are stored, not before its lease: the moments the
+    limiter counts are those the provider sees (no lease, render or store between)."""
+    rig = await runner_rig(tmp_path)
     for n in range(7):
         await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()
@@ -67,11 +71,11 @@ async def test_the_rate_is_acquired_right_before_each_request(tmp_path: Path) ->
     for i in requests:  # the request's acquire just before it, its store just before that
         assert rig.events[i - 1] == "acquire email:recording", rig.events
         assert rig.events[i - 2].startswith("store"), rig.events
-    assert rig.events.count("acquire email:recording") == 3  # none for the empty claim
+    assert rig.events.count("acquire email:recording") == 3  # none for the empty lease
 
 
 async def test_one_message_refused_fails_alone(tmp_path: Path) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     for n in range(3):
         await rig.lead(f"l{n}@example.com")
     rig.provider.fail_for("l1@example.com", ProviderRejected(422, "inactive recipient"))
@@ -93,7 +97,7 @@ async def test_one_message_refused_fails_alone(tmp_path: Path) -> None:
 
 
 async def test_5xx_is_retried_with_the_same_key(tmp_path: Path) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     for n in range(2):
         await rig.lead(f"l{n}@example.com")
     rig.provider.fail_next(ProviderUnavailable("answered 503", status=503), times=2)
@@ -115,7 +119,7 @@ async def test_5xx_is_retried_with_the_same_key(tmp_path: Path) -> None:
 
 
 async def test_a_429_holds_the_lane_then_the_batch_is_sent(tmp_path: Path) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     await rig.lead("l0@example.com")
     rig.provider.fail_next(ProviderUnavailable("answered 429", retry_after=1.5, status=429))
     campaign_id = await rig.start()
@@ -131,7 +135,7 @@ async def test_a_429_holds_the_lane_then_the_batch_is_sent(tmp_path: Path) -> No
 
 
 async def test_giving_up_after_the_retries_fails_the_batch(tmp_path: Path) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     await rig.lead("l0@example.com")
     rig.provider.fail_next(ProviderUnavailable("answered 502", status=502), times=4)
     campaign_id = await rig.start()
@@ -146,7 +150,7 @@ async def test_giving_up_after_the_retries_fails_the_batch(tmp_path: Path) -> No
 
 
 async def test_recipients_it_cannot_render_are_skipped(tmp_path: Path) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     await rig.lead("ok@example.com", city="York")
     await rig.lead("lacks@example.com")  # no city, and `variables` gives none
     gone = await rig.lead("gone@example.com", city="York")
@@ -170,10 +174,34 @@ async def test_recipients_it_cannot_render_are_skipped(tmp_path: Path) -> None:
     assert [d.email.to[0].address for d in rig.provider.delivered] == ["ok@example.com"]
 
 
+async def test_suppressed_recipients_are_never_sent_whatever_the_reason(tmp_path: Path) -> None:
+    rig = await runner_rig(tmp_path)
+    for n in range(5):
+        await rig.lead(f"l{n}@example.com")
+    campaign_id = await rig.start()
+    for n, reason in enumerate([R.UNSUBSCRIBED, R.MANUAL, R.BOUNCED]):  # after the start
+        address = suppression_address(f"L{n}@Example.com")
+        await rig.adapters.suppressions.add(Suppression.of(ACCOUNT, address, reason, START))
+    other = suppression_address("l3@example.com")  # another account's list changes nothing
+    await rig.adapters.suppressions.add(Suppression.of("acc_other", other, R.MANUAL, START))
+
+    await rig.run(campaign_id)
+
+    view = await rig.campaigns.get(ACCOUNT, campaign_id)
+    assert (view.campaign.status, view.counts) == (
+        CampaignStatus.DONE, CampaignCounts(sent=2, suppressed=3),
+    )  # fmt: skip
+    held = await rig.adapters.recipients.page(campaign_id, RecipientStatus.SUPPRESSED, 10)
+    assert sorted(r.email for r in held) == ["l0@example.com", "l1@example.com", "l2@example.com"]
+    assert all("suppression list" in r.error and r.message_id is None for r in held)
+    sent = sorted(d.email.to[0].address for d in rig.provider.delivered)
+    assert sent == ["l3@example.com", "l4@example.com"]
+
+
 async def test_pause_between_batches_stops_new_requests_and_resume_sends_the_rest(
     tmp_path: Path,
 ) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     for n in range(9):
         await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()
@@ -202,7 +230,7 @@ async def test_pause_between_batches_stops_new_requests_and_resume_sends_the_res
 
 
 async def test_cancel_marks_the_rest_cancelled(tmp_path: Path) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     for n in range(9):
         await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()
@@ -221,7 +249,7 @@ async def test_cancel_marks_the_rest_cancelled(tmp_path: Path) -> None:
 
 
 async def test_a_429_while_paused_hands_the_batch_back(tmp_path: Path) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     for n in range(3):
         await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()
@@ -242,7 +270,7 @@ async def test_a_429_while_paused_hands_the_batch_back(tmp_path: Path) -> None:
 
 
 async def test_stop_lets_the_batch_at_the_provider_finish_and_record(tmp_path: Path) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     for n in range(9):
         await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()
@@ -251,7 +279,7 @@ async def test_stop_lets_the_batch_at_the_provider_finish_and_record(tmp_path: P
     while rig.provider.in_flight == 0:
         await asyncio.sleep(0.005)
 
-    assert await rig.sender.stop(5.0)
+    assert await rig.runner.stop(5.0)
     await running
 
     view = await rig.campaigns.get(ACCOUNT, campaign_id)
@@ -264,12 +292,12 @@ async def test_stop_lets_the_batch_at_the_provider_finish_and_record(tmp_path: P
 async def test_an_expired_batch_is_retried_with_its_key_when_the_provider_keeps_it(
     tmp_path: Path,
 ) -> None:
-    rig = await sender_rig(tmp_path, keeps_idempotency=True)
+    rig = await runner_rig(tmp_path, keeps_idempotency=True)
     for n in range(5):
         await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()
-    now = rig.clock.now  # a worker claims a batch, then dies before recording
-    dead = await rig.adapters.recipients.claim(campaign_id, 3, now=now, lease_until=now + LEASE)
+    now = rig.clock.now  # a worker leases a batch, then dies before recording
+    dead = await rig.adapters.recipients.lease(campaign_id, 3, now=now, lease_until=now + LEASE)
     assert dead is not None
     rig.clock.advance(LEASE * 2)
 
@@ -289,11 +317,11 @@ async def test_a_retry_refused_for_its_reused_key_leaves_the_batch_unknown(
     """A dead worker's batch landed; one of its leads is deleted before the retry, so the
     retry is another batch under the same key: Resend refuses it (409). Nobody is sent
     twice, and nobody is reported failed who may have been sent."""
-    rig = await sender_rig(tmp_path, keeps_idempotency=True)
+    rig = await runner_rig(tmp_path, keeps_idempotency=True)
     leads = [await rig.lead(f"l{n}@example.com") for n in range(5)]
     campaign_id = await rig.start()
     now = rig.clock.now
-    dead = await rig.adapters.recipients.claim(campaign_id, 3, now=now, lease_until=now + LEASE)
+    dead = await rig.adapters.recipients.lease(campaign_id, 3, now=now, lease_until=now + LEASE)
     assert dead is not None
     assert all(r.message_id is not None for r in dead.recipients)
     landed = [
@@ -322,12 +350,12 @@ async def test_a_retry_refused_for_its_reused_key_leaves_the_batch_unknown(
 async def test_an_expired_batch_is_unknown_when_the_provider_keeps_no_key(
     tmp_path: Path,
 ) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     for n in range(5):
         await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()
     now = rig.clock.now
-    dead = await rig.adapters.recipients.claim(campaign_id, 3, now=now, lease_until=now + LEASE)
+    dead = await rig.adapters.recipients.lease(campaign_id, 3, now=now, lease_until=now + LEASE)
     assert dead is not None
 
     running = asyncio.create_task(rig.run(campaign_id))
@@ -349,7 +377,7 @@ async def test_an_expired_batch_is_unknown_when_the_provider_keeps_no_key(
 async def test_the_campaign_fails_when_its_template_is_gone_and_cancels_the_rest(
     tmp_path: Path,
 ) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     for n in range(5):
         await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()
@@ -370,8 +398,8 @@ async def test_the_campaign_fails_when_its_template_is_gone_and_cancels_the_rest
 
 
 async def test_one_message_per_request_keeps_several_at_the_provider(tmp_path: Path) -> None:
-    settings = sender_settings(batch=1, in_flight=8)
-    rig = await sender_rig(tmp_path, settings=settings, batch_limit=1)
+    settings = campaign_settings(batch=1, in_flight=8)
+    rig = await runner_rig(tmp_path, settings=settings, batch_limit=1)
     for n in range(20):
         await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()
@@ -386,7 +414,7 @@ async def test_one_message_per_request_keeps_several_at_the_provider(tmp_path: P
 async def test_a_second_job_for_a_campaign_this_process_sends_only_wakes_it(
     tmp_path: Path,
 ) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     for n in range(9):
         await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()
@@ -404,17 +432,17 @@ async def test_a_second_job_for_a_campaign_this_process_sends_only_wakes_it(
 
 
 async def test_a_worker_joins_the_running_campaigns_it_does_not_send(tmp_path: Path) -> None:
-    rig = await sender_rig(tmp_path)
+    rig = await runner_rig(tmp_path)
     for n in range(4):
         await rig.lead(f"l{n}@example.com")
     campaign_id = await rig.start()  # its job queued elsewhere: never run here
-    joining = asyncio.create_task(rig.sender.keep_joining(every=0.01))
+    joining = asyncio.create_task(rig.runner.keep_joining(every=0.01))
     try:
         async with asyncio.timeout(5):
             while await rig.status(campaign_id) is not CampaignStatus.DONE:
                 await asyncio.sleep(0.01)
     finally:
-        await rig.sender.stop(1.0)
+        await rig.runner.stop(1.0)
         joining.cancel()
         await asyncio.gather(joining, return_exceptions=True)
 
