@@ -13,7 +13,6 @@ from leadmail.adapters.http.discovery import DiscoverableController, options_for
 from leadmail.adapters.http.envelopes import (
     MessageEnvelope,
     MessageListEnvelope,
-    MessageWithEventsEnvelope,
     SendRejectedEnvelope,
     SendUnavailableEnvelope,
     TemplateListEnvelope,
@@ -27,7 +26,6 @@ from leadmail.adapters.http.prepared import PreparedOnce
 from leadmail.adapters.http.schemas import (
     MessageOut,
     MessagesOut,
-    MessageWithEventsOut,
     SendEmailIn,
     SendTemplateIn,
     TemplateOut,
@@ -217,11 +215,9 @@ class EmailController(DiscoverableController):
         self,
         request: AuthedRequest,
         message_id: MessageId,
-    ) -> MessageWithEventsEnvelope:
+    ) -> MessageEnvelope:
         message, events = await self.messages.get_with_events(request.user.account_id, message_id)
-        return MessageWithEventsEnvelope.of(
-            "Message retrieved", MessageWithEventsOut.with_events(message, events)
-        )
+        return MessageEnvelope.of("Message retrieved", MessageOut.of(message, events))
 
     async def _templates(self) -> Response[TemplateListEnvelope]:
         templates = await self.templates.list()

@@ -19,7 +19,6 @@ from leadmail.adapters.http.schemas import (
     LeadPageOut,
     MessageOut,
     MessagesOut,
-    MessageWithEventsOut,
     TemplateOut,
 )
 from leadmail.adapters.http.tracing import REQUEST_ID
@@ -55,10 +54,6 @@ class DeletedLeadEnvelope(Ok):
 
 class MessageEnvelope(Ok):
     data: MessageOut
-
-
-class MessageWithEventsEnvelope(Ok):
-    data: MessageWithEventsOut
 
 
 class MessageListEnvelope(Ok):

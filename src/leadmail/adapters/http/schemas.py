@@ -3,6 +3,7 @@ The envelopes around them are in envelopes.py."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -159,42 +160,6 @@ class SendTemplateIn(msgspec.Struct, forbid_unknown_fields=True):
     list_unsubscribe: ListUnsubscribe = False
 
 
-class MessageOut(msgspec.Struct):
-    id: MessageId
-    status: MessageStatus
-    provider: str
-    provider_message_id: str | None
-    to: list[str]
-    sender: str = msgspec.field(name="from")
-    subject: str
-    template_id: TemplateId | None
-    attempts: int
-    last_error: str
-    created_at: str
-    updated_at: str
-
-    @classmethod
-    def of(cls, message: Message) -> MessageOut:
-        return cls(
-            id=message.message_id,
-            status=message.status,
-            provider=message.provider,
-            provider_message_id=message.provider_message_id,
-            to=list(message.to),
-            sender=message.sender,
-            subject=message.subject,
-            template_id=message.template_id,
-            attempts=message.attempts,
-            last_error=message.last_error,
-            created_at=to_iso(message.created_at),
-            updated_at=to_iso(message.updated_at),
-        )
-
-
-class MessagesOut(msgspec.Struct):
-    messages: list[MessageOut]
-
-
 class MessageEventOut(msgspec.Struct):
     """What the provider reported of the message (its webhooks); ``bounce`` for a bounce."""
 
@@ -208,17 +173,44 @@ class MessageEventOut(msgspec.Struct):
         return cls(event.type, event.bounce, to_iso(event.at), event.detail)
 
 
-class MessageWithEventsOut(MessageOut):
-    """A message and its provider's events, oldest first."""
-
+class MessageOut(msgspec.Struct):
+    id: MessageId
+    status: MessageStatus
+    provider: str
+    provider_message_id: str | None
+    to: list[str]
+    sender: str = msgspec.field(name="from")
+    subject: str
+    template_id: TemplateId | None
+    attempts: int
+    last_error: str
+    created_at: str
+    updated_at: str
+    # The provider's events since, oldest first (GET /api/v1/email/messages/{id}; a send's
+    # answer has none yet).
     events: list[MessageEventOut]
 
     @classmethod
-    def with_events(cls, message: Message, events: list[MessageEvent]) -> MessageWithEventsOut:
+    def of(cls, message: Message, events: Sequence[MessageEvent] = ()) -> MessageOut:
         return cls(
-            **msgspec.structs.asdict(MessageOut.of(message)),
+            id=message.message_id,
+            status=message.status,
+            provider=message.provider,
+            provider_message_id=message.provider_message_id,
+            to=list(message.to),
+            sender=message.sender,
+            subject=message.subject,
+            template_id=message.template_id,
+            attempts=message.attempts,
+            last_error=message.last_error,
+            created_at=to_iso(message.created_at),
+            updated_at=to_iso(message.updated_at),
             events=[MessageEventOut.of(e) for e in events],
         )
+
+
+class MessagesOut(msgspec.Struct):
+    messages: list[MessageOut]
 
 
 class TemplateOut(msgspec.Struct):
