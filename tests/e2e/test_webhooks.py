@@ -44,9 +44,8 @@ def hooked(
 
 def send_one(rig: EmailRig, to: str) -> dict[str, Any]:
     with rig.client() as api:
-        sent = ok_data(
-            api.post(SEND, json={"to": to, "subject": "Hello", "from": SENDER, "html": "<p>Hi</p>"})
-        )
+        body = {"to": to, "subject": "Hello", "from": SENDER, "html": "<p>Hi</p>"}
+        sent: dict[str, Any] = ok_data(api.post(SEND, json=body))
     assert sent["status"] == "sent", sent
     return sent
 
