@@ -12,6 +12,7 @@ import pytest
 from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.mail import RecordingEmailProvider
+from leadmail.adapters.memory.message_events import MemoryMessageEventRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
@@ -104,7 +105,7 @@ async def make_rig(
     return Rig(
         SendEmail(addressing, outbox),
         SendTemplateEmail(addressing, service, outbox),
-        MessageService(log),
+        MessageService(log, MemoryMessageEventRepository(log)),
         recording,
         log,
         time,

@@ -171,11 +171,27 @@ class MessageStatus(StrEnum):
     SENT = "sent"
     FAILED = "failed"
     SUPPRESSED = "suppressed"  # never sent: its address is on the suppression list
+    # What the provider's events say became of a sent message (domain/message_events.py).
+    DELIVERED = "delivered"
+    BOUNCED = "bounced"
+    COMPLAINED = "complained"
 
     @property
     def settled(self) -> bool:
-        """Nothing more is to be done for it by a send (a retried request skips it)."""
-        return self in (MessageStatus.SENT, MessageStatus.SUPPRESSED)
+        """Nothing more is to be done for it by a send (a retried request skips it): it was
+        sent (whatever its provider reported since) or suppressed."""
+        return self in _SETTLED
+
+
+_SETTLED = frozenset(
+    {
+        MessageStatus.SENT,
+        MessageStatus.SUPPRESSED,
+        MessageStatus.DELIVERED,
+        MessageStatus.BOUNCED,
+        MessageStatus.COMPLAINED,
+    }
+)
 
 
 def new_message_id() -> str:
