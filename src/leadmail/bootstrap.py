@@ -76,6 +76,7 @@ from leadmail.services.registry import Services
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.suppressions import SuppressionList
 from leadmail.services.templates import TemplateService
 
 DEMO_ACCOUNT = "demo"
@@ -209,6 +210,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     )
     runner = campaign_runner(adapters, settings, outgoing, policy, templates, campaigns, clock)
     adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
+    suppression_list = SuppressionList(adapters.suppressions, clock)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
@@ -219,8 +221,9 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         imports=imports,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
+        suppressions=suppression_list,
         campaign_runner=runner,
-        provider_events=ProviderEventService(adapters.events, adapters.suppressions, clock),
+        provider_events=ProviderEventService(adapters.events, suppression_list, clock),
     )
 
 

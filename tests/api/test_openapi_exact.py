@@ -44,6 +44,8 @@ ANSWER_IDS = {
     ("CampaignRecipient", "lead_id"): LEAD_ID,
     ("Message", "id"): MESSAGE_ID,
     ("CampaignRecipient", "message_id"): MESSAGE_ID,
+    ("Suppression", "message_id"): MESSAGE_ID,
+    ("Suppression", "campaign_id"): CAMPAIGN_ID,
     ("ImportOut", "id"): IMPORT_ID,
     ("Campaign", "id"): CAMPAIGN_ID,
     ("Template", "id"): TEMPLATE_ID,

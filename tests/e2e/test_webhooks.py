@@ -138,6 +138,10 @@ def test_a_hard_bounce_keeps_the_address_from_being_mailed_again(
         )
     assert_error(again, 422, "RECIPIENT_SUPPRESSED")
     assert rig.standin.requests == []  # the provider was not called
+    with rig.client() as api:
+        listed = ok_data(api.get("/api/v1/suppressions", params={"reason": "bounced"}))
+    [entry] = [e for e in listed["items"] if e["email"] == to]
+    assert (entry["reason"], entry["message_id"]) == ("bounced", sent["id"])
 
 
 def test_the_webhook_secrets_are_never_logged(hooked: tuple[EmailRig, ProviderSecrets]) -> None:

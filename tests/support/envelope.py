@@ -20,6 +20,7 @@ TEMPLATE = EMAIL + "/template"
 SEND_TEMPLATE = EMAIL + "/send-template"
 MESSAGES = EMAIL + "/messages"
 CAMPAIGNS = "/api/v1/campaigns"
+SUPPRESSIONS = "/api/v1/suppressions"
 
 LEAD_FIELDS = {
     "lead_id",

@@ -41,6 +41,7 @@ def test_the_document_describes_a_status_by_all_its_codes() -> None:
         "LEAD_NOT_FOUND",
         "MESSAGE_NOT_FOUND",
         "NOT_FOUND",
+        "SUPPRESSION_NOT_FOUND",
         "TEMPLATE_NOT_FOUND",
     ]
 

@@ -21,6 +21,7 @@ from enum import StrEnum
 from leadmail.domain.addresses import InvalidAddress, email_key, normalise_email
 from leadmail.domain.email import split_named
 from leadmail.domain.errors import DomainError, ValidationFailed
+from leadmail.domain.lead_listing import PageCursor
 
 DIGEST_PREFIX = "sha256:"
 _SALT = b"leadmail-suppression:"
@@ -146,3 +147,22 @@ class Suppression:
     def holds(self, transactional: bool) -> bool:
         """Whether this entry stops a send (``transactional``: a receipt and the like)."""
         return self.reason.binding or not transactional
+
+
+# A page's cursor is the leads' (domain/lead_listing.py): <microseconds since 1970>.<id>,
+# the id the first 40 hex digits of the last entry's digest. As a position it falls just
+# before that digest (a prefix sorts first), so the page after it starts with the next
+# entry: two digests alike in 160 bits are not expected.
+CURSOR_DIGITS = 40
+
+
+def encode_cursor(entry: Suppression) -> str:
+    hexes = entry.digest.removeprefix(DIGEST_PREFIX)[:CURSOR_DIGITS]
+    return PageCursor(entry.created_at, hexes).encode()
+
+
+def decode_cursor(token: str) -> tuple[datetime, str]:
+    """The (created_at, digest) position a cursor names; ValidationFailed naming
+    ``cursor`` for a text not of a cursor's shape."""
+    position = PageCursor.decode(token)
+    return position.created_at, DIGEST_PREFIX + position.lead_id

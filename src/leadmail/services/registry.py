@@ -12,6 +12,7 @@ from leadmail.services.messages import MessageService
 from leadmail.services.provider_events import ProviderEventService
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.suppressions import SuppressionList
 from leadmail.services.templates import TemplateService
 
 
@@ -28,5 +29,6 @@ class Services:
     imports: LeadImportService
     export: LeadExport
     campaigns: CampaignService
+    suppressions: SuppressionList
     campaign_runner: CampaignRunner  # CAMPAIGN_JOB's handler
     provider_events: ProviderEventService  # the providers' webhooks

@@ -19,6 +19,7 @@ from leadmail.adapters.http.lead_files import LeadFileController
 from leadmail.adapters.http.leads import LeadController
 from leadmail.adapters.http.openapi import DOCUMENT, finish, openapi_config
 from leadmail.adapters.http.query_names import QueryNames
+from leadmail.adapters.http.suppressions import SuppressionController
 from leadmail.adapters.http.tracing import TracedLitestar
 from leadmail.adapters.http.webhooks.routes import WEBHOOKS, webhook_routes
 from leadmail.adapters.http.webhooks.signatures import Verifier
@@ -82,6 +83,7 @@ def build_app(
                 send_template_email=services.send_template_email,
             ),
             bound_controller(CampaignController, campaigns=services.campaigns),
+            bound_controller(SuppressionController, suppressions=services.suppressions),
             *webhook_routes(services.provider_events, webhooks or {}),
         ],
         before_request=before_request,

@@ -21,6 +21,11 @@ from leadmail.adapters.http.schemas import (
     MessagesOut,
     TemplateOut,
 )
+from leadmail.adapters.http.suppression_schemas import (
+    RemovedOut,
+    SuppressionOut,
+    SuppressionPageOut,
+)
 from leadmail.adapters.http.tracing import REQUEST_ID
 
 # Success: HTTP 200, ``success: true``, ``error: ""``.
@@ -184,3 +189,15 @@ class CampaignPageEnvelope(Ok):
 
 class RecipientPageEnvelope(Ok):
     data: RecipientPageOut
+
+
+class SuppressionEnvelope(Ok):
+    data: SuppressionOut
+
+
+class SuppressionPageEnvelope(Ok):
+    data: SuppressionPageOut
+
+
+class SuppressionRemovedEnvelope(Ok):
+    data: RemovedOut

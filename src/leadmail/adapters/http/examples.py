@@ -43,6 +43,11 @@ from leadmail.adapters.http.schemas import (
     MessagesOut,
     TemplateOut,
 )
+from leadmail.adapters.http.suppression_schemas import (
+    RemovedOut,
+    SuppressionOut,
+    SuppressionPageOut,
+)
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import (
     FieldError,
@@ -56,7 +61,7 @@ from leadmail.domain.errors import (
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.lead_imports import ImportNotFound
 from leadmail.domain.lead_listing import LeadPage, PageCursor
-from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFound
+from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFound, encode_cursor
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 
@@ -126,6 +131,22 @@ SUCCESSES: dict[str, msgspec.Struct | str] = {
         ImportErrorPageOut([ImportErrorOut.of(e) for e in samples.IMPORT_ERRORS], "230"),
     ),
     "exportLeads": samples.EXPORT_CSV,
+    "listSuppressions": envelopes.SuppressionPageEnvelope.of(
+        "Suppressions retrieved",
+        SuppressionPageOut(
+            [SuppressionOut.of(e) for e in samples.SUPPRESSIONS],
+            encode_cursor(samples.SUPPRESSIONS[-1]),
+        ),
+    ),
+    "addSuppression": envelopes.SuppressionEnvelope.of(
+        "Suppression added", SuppressionOut.of(samples.SUPPRESSIONS[0])
+    ),
+    "addSuppression:200": envelopes.SuppressionEnvelope.of(
+        "Already suppressed", SuppressionOut.of(samples.SUPPRESSIONS[0])
+    ),
+    "removeSuppression": envelopes.SuppressionRemovedEnvelope.of(
+        "Suppression removed", RemovedOut(email="former.student@example.com")
+    ),
     **campaign_examples.SUCCESSES,
 }
 
@@ -231,9 +252,15 @@ def state_examples(operation: Operation, requests: dict[str, Any]) -> None:
         for kind, media in body.content.items():
             if isinstance(media.schema, Reference):
                 body.content[kind] = _with_example(media, requests[media.schema.ref])
-    ok = next(
-        (r for status, r in (operation.responses or {}).items() if status.startswith("2")), None
-    )
-    if isinstance(ok, OpenAPIResponse) and ok.content and operation.operation_id:
-        for kind, media in ok.content.items():
-            ok.content[kind] = _with_example(media, success(operation.operation_id))
+    for status, ok in (operation.responses or {}).items():
+        if (
+            status.startswith("2")
+            and isinstance(ok, OpenAPIResponse)
+            and ok.content
+            and operation.operation_id
+        ):
+            # An operation's second success (addSuppression's 200) by "<id>:<status>".
+            named = f"{operation.operation_id}:{status}"
+            found = success(named if named in SUCCESSES else operation.operation_id)
+            for kind, media in ok.content.items():
+                ok.content[kind] = _with_example(media, found)

@@ -28,6 +28,7 @@ from leadmail.adapters.http import (
     examples,
     request_examples,
     schemas,
+    suppression_schemas,
 )
 from leadmail.adapters.http.campaign_rules import state_campaign_rules
 from leadmail.adapters.http.docs import docs_plugins
@@ -64,6 +65,10 @@ COMPONENT_NAMES = {
     campaign_schemas.CountsOut: "CampaignCounts",
     campaign_schemas.RecipientOut: "CampaignRecipient",
     campaign_schemas.RecipientPageOut: "CampaignRecipientPage",
+    suppression_schemas.SuppressionIn: "NewSuppression",
+    suppression_schemas.SuppressionOut: "Suppression",
+    suppression_schemas.SuppressionPageOut: "SuppressionPage",
+    suppression_schemas.RemovedOut: "RemovedSuppression",
 }
 
 REQUEST_BODIES = (
@@ -73,6 +78,7 @@ REQUEST_BODIES = (
     schemas.SendEmailIn,
     schemas.SendTemplateIn,
     campaign_schemas.CampaignIn,
+    suppression_schemas.SuppressionIn,
 )
 
 _HEADER_TEXT = {

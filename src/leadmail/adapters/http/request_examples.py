@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from leadmail.adapters.http import campaign_examples, campaign_schemas, samples, schemas
+from leadmail.adapters.http import (
+    campaign_examples,
+    campaign_schemas,
+    samples,
+    schemas,
+    suppression_schemas,
+)
 
 _WELCOME_VARIABLES = {
     "school_name": "Northwind Academy",
@@ -52,6 +58,8 @@ REQUESTS: dict[type[Any], dict[str, Any]] = {
         "variables": _WELCOME_VARIABLES,
         "from": samples.SENDER,
     },
+    # Not the address the send examples mail: a fuzzer adds it, then sends them.
+    suppression_schemas.SuppressionIn: {"email": "former.student@example.com"},
     campaign_schemas.CampaignIn: {
         "name": campaign_examples.CAMPAIGN.name,
         "template_id": "welcome",

@@ -13,6 +13,7 @@ from leadmail.domain.errors import LeadmailError
 from leadmail.domain.lead_imports import ImportMode, ImportStatus, LeadImport, RowError
 from leadmail.domain.leads import Lead
 from leadmail.domain.message_events import EventType, MessageEvent
+from leadmail.domain.suppressions import Suppression, SuppressionReason
 from leadmail.domain.templates import Template
 from leadmail.services.results import SendResult
 
@@ -152,3 +153,15 @@ def failed_send(*, per_recipient: bool, unavailable: bool) -> LeadmailError:
     failure = result.failure
     assert failure is not None
     return failure
+
+
+SUPPRESSIONS = [
+    Suppression.of(ACCOUNT, "former.student@example.com", SuppressionReason.MANUAL, AT),
+    Suppression.of(
+        ACCOUNT,
+        "grace@example.com",
+        SuppressionReason.BOUNCED,
+        AT - timedelta(days=1),
+        message_id="msg_Vb7Qw2Lr9TzK4mXc8HnP1A",
+    ),
+]
