@@ -220,6 +220,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     )
     runner = campaign_runner(adapters, settings, outgoing, policy, templates, campaigns, clock)
     adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
+    suppression_list = SuppressionList(adapters.suppressions, clock)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
@@ -230,11 +231,11 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         imports=imports,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
-        suppressions=SuppressionList(adapters.suppressions, clock),
+        suppressions=suppression_list,
         campaign_runner=runner,
         sender_rules=sender_rules,
         sender_domains=SenderDomainService(adapters.sender_domains, sender_rules, clock),
-        provider_events=ProviderEventService(adapters.events, adapters.suppressions, clock),
+        provider_events=ProviderEventService(adapters.events, suppression_list, clock),
     )
 
 

@@ -138,6 +138,10 @@ def test_a_hard_bounce_keeps_the_address_from_being_mailed_again(
         )
     assert_error(again, 422, "RECIPIENT_SUPPRESSED")
     assert rig.standin.requests == []  # the provider was not called
+    with rig.client() as api:
+        listed = ok_data(api.get("/api/v1/suppressions", params={"reason": "bounced"}))
+    [entry] = [e for e in listed["items"] if e["email"] == to]
+    assert (entry["reason"], entry["message_id"]) == ("bounced", sent["id"])
 
 
 def test_the_webhook_secrets_are_never_logged(hooked: tuple[EmailRig, ProviderSecrets]) -> None:
@@ -152,3 +156,49 @@ def test_the_webhook_secrets_are_never_logged(hooked: tuple[EmailRig, ProviderSe
         secrets.mailgun_key,
         secrets.postmark_auth,
     )
+
+
+def test_a_campaigns_message_is_matched_too(hooked: tuple[EmailRig, ProviderSecrets]) -> None:
+    rig, secrets = hooked
+    tag = f"wh-{rig.provider}-{time.time_ns()}"
+    addresses = [new_email("campaign") for _ in range(2)]
+    with rig.client() as api:
+        for address in addresses:
+            ok_data(
+                api.post("/api/v1/leads", json={"name": "Ada", "email": address, "tags": [tag]})
+            )
+        created = api.post(
+            "/api/v1/campaigns",
+            json={
+                "name": "Webhooks",
+                "template_id": "welcome",
+                "audience": {"tag": [tag]},
+                "variables": {
+                    "school_name": "Northwind Academy",
+                    "courses_link": "https://example.com/courses",
+                    "contact_email": "hello@example.com",
+                },
+                "from": SENDER,
+            },
+        )
+        assert created.status_code == 201, created.text
+        campaign = created.json()["data"]
+        deadline = time.monotonic() + 20
+        while campaign["status"] != "done":
+            assert time.monotonic() < deadline, campaign
+            time.sleep(0.2)
+            campaign = ok_data(api.get(f"/api/v1/campaigns/{campaign['id']}"))
+        [first, *_] = ok_data(api.get(f"/api/v1/campaigns/{campaign['id']}/recipients"))["items"]
+    sent = message(rig, first["message_id"])
+    payload = event_payload(
+        rig.provider, "complained", sent["provider_message_id"], recipient=first["email"]
+    )
+
+    assert ok_data(post_webhook(rig, secrets, payload))["applied"] == 1
+
+    assert message(rig, first["message_id"])["status"] == "complained"
+    with rig.client() as api:
+        again = api.post(
+            SEND, json={"to": first["email"], "subject": "Hi", "from": SENDER, "html": "<p>Hi</p>"}
+        )
+    assert_error(again, 422, "RECIPIENT_SUPPRESSED")

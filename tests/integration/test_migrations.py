@@ -399,7 +399,7 @@ async def test_the_sender_domains_go_back_and_forth_and_leave_the_rest(
     assert not schema.tables & SENDER_TABLES
     assert UNIQUE_SENDER_INDEX not in schema.indexes
     assert schema.tables >= CAMPAIGN_TABLES | LEAD_TABLES  # what came before stays
-    assert await migrate(empty.database) == SENDER_MIGRATIONS
+    assert await migrate(empty.database) == applied_from(SENDER_MIGRATIONS[0])
     assert_migrated(await empty.schema())
     await assert_usable(empty.database)
 
@@ -545,7 +545,6 @@ async def test_the_limiter_tables_are_postgres_only_and_go_back_and_forth(
     assert not await rate_take_exists(empty)
     assert (await empty.schema()).tables >= CAMPAIGN_TABLES  # what came before stays
     assert await migrate(empty.database) == applied_from(LIMITER_MIGRATIONS[0])
-    assert await migrate(empty.database) == sorted([*LIMITER_MIGRATIONS, *SENDER_MIGRATIONS])
     assert await rate_take_exists(empty) is postgres
 
 

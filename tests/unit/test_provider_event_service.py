@@ -5,60 +5,28 @@ suppressing the addresses they name, once."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from leadmail.adapters.memory.message_events import MemoryMessageEventRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.domain.email import Message, MessageStatus, new_message_id
 from leadmail.domain.message_events import Bounce, EventType, ProviderEvent
 from leadmail.domain.suppressions import Suppression, SuppressionReason, address_digest
-from leadmail.ports.suppressions import SuppressionRepository
 from leadmail.services.provider_events import ProviderEventService, Received
+from leadmail.services.suppressions import SuppressionList
 from tests.unit.fakes import START, FakeClock
-
-
-class RecordingSuppressions(SuppressionRepository):
-    """What the service adds, one entry per (account, digest) as the port promises; the
-    rest of the port is not the service's to call."""
-
-    def __init__(self) -> None:
-        self.entries: dict[tuple[str, str], Suppression] = {}
-        self.adds = 0
-
-    async def add(self, entry: Suppression) -> Suppression:
-        self.adds += 1
-        return self.entries.setdefault((entry.account_id, entry.digest), entry)
-
-    async def remove(self, account_id: str, digest: str) -> bool:
-        return self.entries.pop((account_id, digest), None) is not None
-
-    async def find(self, account_id: str, digests: Sequence[str]) -> list[Suppression]:
-        raise AssertionError("not the service's to call")
-
-    async def get(self, account_id: str, digest: str) -> Suppression | None:
-        raise AssertionError("not the service's to call")
-
-    async def list(
-        self,
-        account_id: str,
-        limit: int,
-        after: tuple[datetime, str] | None = None,
-        reason: SuppressionReason | None = None,
-    ) -> list[Suppression]:
-        raise AssertionError("not the service's to call")
-
-    async def erase(self, account_id: str, digest: str) -> int:
-        raise AssertionError("not the service's to call")
 
 
 class Rig:
     def __init__(self) -> None:
         self.messages = MemoryMessageRepository()
         self.events = MemoryMessageEventRepository(self.messages)
-        self.suppressions = RecordingSuppressions()
+        self.suppressions = MemorySuppressionRepository()
         self.clock = FakeClock(tick=timedelta(milliseconds=1))
-        self.service = ProviderEventService(self.events, self.suppressions, self.clock)
+        self.service = ProviderEventService(
+            self.events, SuppressionList(self.suppressions, self.clock), self.clock
+        )
 
     async def sent(
         self, to: tuple[str, ...] = ('"Ada" <Ada@Example.com>',), account: str = "acc_a"
@@ -71,6 +39,9 @@ class Rig:
         sent = message.sent(f"re-{message.message_id}", 1, START)
         await self.messages.update([sent])
         return sent
+
+    async def entries(self, account: str = "acc_a") -> list[Suppression]:
+        return await self.suppressions.list(account, 100)
 
     async def status(self, message: Message) -> MessageStatus:
         stored = await self.messages.get(message.account_id, message.message_id)
@@ -120,7 +91,7 @@ async def test_a_hard_bounce_suppresses_the_address_it_names_in_the_messages_acc
 
     await rig.service.receive([bounce])
 
-    [entry] = rig.suppressions.entries.values()
+    [entry] = await rig.entries("acc_school")
     assert entry.account_id == "acc_school"
     assert entry.digest == address_digest("bob@example.com")
     assert entry.reason is SuppressionReason.BOUNCED
@@ -134,7 +105,7 @@ async def test_a_complaint_without_addresses_suppresses_a_one_recipient_messages
 
     await rig.service.receive([event(message, EventType.COMPLAINED, "c1")])
 
-    [entry] = rig.suppressions.entries.values()
+    [entry] = await rig.entries()
     assert (entry.digest, entry.reason) == (
         address_digest("ada@example.com"),
         SuppressionReason.COMPLAINED,
@@ -153,7 +124,7 @@ async def test_soft_bounces_and_deferrals_are_recorded_only() -> None:
     )
 
     assert received.applied == 2
-    assert rig.suppressions.adds == 0
+    assert await rig.entries() == []
     assert await rig.status(message) is MessageStatus.SENT
 
 
@@ -162,12 +133,11 @@ async def test_a_replayed_bounce_does_not_put_back_an_address_taken_off_the_list
     message = await rig.sent()
     bounce = event(message, EventType.BOUNCED, "b1", bounce=Bounce.HARD)
     await rig.service.receive([bounce])
-    [key] = rig.suppressions.entries
-    await rig.suppressions.remove(*key)
+    [entry] = await rig.entries()
+    assert await rig.suppressions.remove(entry.account_id, entry.digest)
 
     assert await rig.service.receive([bounce]) == Received(duplicates=1)
-    assert rig.suppressions.entries == {}
-    assert rig.suppressions.adds == 1
+    assert await rig.entries() == []
 
 
 async def test_a_late_delivery_after_a_bounce_leaves_it_bounced() -> None:

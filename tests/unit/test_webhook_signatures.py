@@ -267,6 +267,8 @@ class TestMailgun:
             json.dumps({"event-data": {"event": "opened"}}).encode(),
             b"not JSON",
             b"[]",
+            # nested past what the decoder can recurse into: refused, not a crash
+            b'{"deep": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
         ],
     )
     def test_tampered_or_missing_is_refused(self, body: bytes) -> None:

@@ -23,9 +23,9 @@ from leadmail.domain.clock import Clock
 from leadmail.domain.email import Message
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.message_events import MessageEvent, ProviderEvent
-from leadmail.domain.suppressions import Suppression, SuppressionReason, suppression_address
+from leadmail.domain.suppressions import SuppressionReason
 from leadmail.ports.message_events import MessageEventRepository
-from leadmail.ports.suppressions import SuppressionRepository
+from leadmail.services.suppressions import SuppressionList
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,7 @@ class ProviderEventService:
     def __init__(
         self,
         events: MessageEventRepository,
-        suppressions: SuppressionRepository,
+        suppressions: SuppressionList,
         clock: Clock,
     ) -> None:
         self._events = events
@@ -79,10 +79,8 @@ class ProviderEventService:
         now = self._clock()
         for raw in named:
             try:
-                address = suppression_address(raw)
+                await self._suppressions.record(
+                    message.account_id, raw, reason, now=now, message_id=message.message_id
+                )
             except ValidationFailed:
                 continue  # not an address: nothing to keep from being mailed
-            entry = Suppression.of(
-                message.account_id, address, reason, now, message_id=message.message_id
-            )
-            await self._suppressions.add(entry)

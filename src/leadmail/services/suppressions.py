@@ -69,8 +69,10 @@ class SuppressionList:
             raise ValidationFailed.one("reason", CLIENT_ONLY_MANUAL)
         address = suppression_address(email)
         entry = Suppression.of(account_id, address, reason, self._clock())
-        held = await self._suppressions.add(entry)
-        return Added(held, created=held == entry)
+        there = await self._suppressions.get(account_id, entry.digest)
+        if there is not None and not entry.reason.outranks(there.reason):
+            return Added(there, created=False)
+        return Added(await self._suppressions.add(entry), created=True)
 
     async def record(
         self,

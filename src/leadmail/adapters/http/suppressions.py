@@ -30,6 +30,7 @@ from leadmail.domain.suppressions import SuppressionNotFound, SuppressionReason
 from leadmail.services.suppressions import SuppressionList
 
 AuthedRequest = Request[Principal, Any, Any]
+NO_CONTROL = r"^[^\x00-\x1f\x7f]+$"
 Limit = Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)]
 LIST_TEXT = (
     "Newest first. Cursor pagination: pass `next_cursor` back as `cursor`. `limit` is 1-100;"
@@ -46,6 +47,7 @@ Email = Annotated[
         description="The address, URL-encoded (`ada%40example.com`)",
         min_length=1,
         max_length=MAX_EMAIL_LENGTH,
+        pattern=NO_CONTROL,  # a NUL or a line break is never an address: 422 naming it
     ),
 ]
 Reason = Annotated[
@@ -116,7 +118,7 @@ class SuppressionController(DiscoverableController):
             " no address at all: 404 `SUPPRESSION_NOT_FOUND`."
         ),
         operation_id="removeSuppression",
-        responses=error_responses(SuppressionNotFound),
+        responses=error_responses(SuppressionNotFound, ValidationFailed),
     )
     async def remove_suppression(
         self, request: AuthedRequest, email: Email

@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 from standardwebhooks import Webhook
 
+from leadmail.adapters.http.json_depth import TOO_DEEP, too_deep
 from leadmail.domain.errors import Unauthorized
 
 TOLERANCE_S = 300  # 5 minutes either way: standardwebhooks' own, and everyone else's here
@@ -138,6 +139,8 @@ class MailgunSignature:
         self._now = now
 
     def verify(self, headers: Mapping[str, str], body: bytes) -> None:
+        if too_deep(body):  # the decoder recurses, even into what it skips
+            raise WebhookNotVerified(TOO_DEEP)
         try:
             proof = _MAILGUN.decode(body).signature
         except msgspec.DecodeError:  # not JSON, or no signature object of that shape
