@@ -85,6 +85,25 @@ class TestSuppressionRepositoryContract:
         [held] = await storage.suppressions.list(account, 10)
         assert held.reason.binding
 
+    async def test_adds_racing_removes_each_answer_the_entry(self, storage: Storage) -> None:
+        # An add reads the stored entry back when it does not replace it: a removal between
+        # the two is no failure (a webhook's bounce beside a client's DELETE).
+        account = await storage.new_account()
+        ada = entry(account, "ada@example.com", R.BOUNCED)
+        await storage.suppressions.add(ada)
+
+        answers = await asyncio.gather(
+            *(
+                storage.suppressions.add(ada)
+                if n % 2
+                else storage.suppressions.remove(account, ada.digest)
+                for n in range(40)
+            )
+        )
+
+        assert answers[1::2] == [ada] * 20
+        assert await storage.suppressions.list(account, 10) in ([], [ada])
+
     async def test_the_list_is_newest_first_a_page_at_a_time_by_reason(
         self, storage: Storage
     ) -> None:
