@@ -13,6 +13,7 @@ one-way form, not a secret one (an address guessed can be checked against it).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -161,8 +162,13 @@ def encode_cursor(entry: Suppression) -> str:
     return PageCursor(entry.created_at, hexes).encode()
 
 
+_CURSOR_HEXES = re.compile(f"[0-9a-f]{{{CURSOR_DIGITS}}}")
+
+
 def decode_cursor(token: str) -> tuple[datetime, str]:
     """The (created_at, digest) position a cursor names; ValidationFailed naming
-    ``cursor`` for a text not of a cursor's shape."""
+    ``cursor`` for a text not of a cursor's shape (a lead listing's cursor included)."""
     position = PageCursor.decode(token)
+    if _CURSOR_HEXES.fullmatch(position.lead_id) is None:
+        raise ValidationFailed.one("cursor", "is not a cursor this service issued")
     return position.created_at, DIGEST_PREFIX + position.lead_id

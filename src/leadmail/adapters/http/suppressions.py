@@ -73,7 +73,13 @@ class SuppressionController(DiscoverableController):
         request: AuthedRequest,
         limit: Limit = DEFAULT_PAGE_SIZE,
         cursor: Annotated[
-            str | None, Parameter(description="`next_cursor` of the previous page, as it came")
+            str | None,
+            Parameter(
+                description=(
+                    "`next_cursor` of the previous page, as it came: a position,"
+                    " `<microseconds since 1970>.<40 hex digits>`, after which the page starts"
+                )
+            ),
         ] = None,
         reason: Reason = None,
     ) -> SuppressionPageEnvelope:
