@@ -162,13 +162,15 @@ def encode_cursor(entry: Suppression) -> str:
     return PageCursor(entry.created_at, hexes).encode()
 
 
-_CURSOR_HEXES = re.compile(f"[0-9a-f]{{{CURSOR_DIGITS}}}")
+# A lead listing's cursor has that shape too (lead_listing.CURSOR); this one is narrower.
+CURSOR = re.compile(f"^[0-9]{{1,17}}\\.[0-9a-f]{{{CURSOR_DIGITS}}}$")
+MAX_CURSOR_LENGTH = 17 + 1 + CURSOR_DIGITS
 
 
 def decode_cursor(token: str) -> tuple[datetime, str]:
     """The (created_at, digest) position a cursor names; ValidationFailed naming
     ``cursor`` for a text not of a cursor's shape (a lead listing's cursor included)."""
-    position = PageCursor.decode(token)
-    if _CURSOR_HEXES.fullmatch(position.lead_id) is None:
+    if CURSOR.fullmatch(token) is None:
         raise ValidationFailed.one("cursor", "is not a cursor this service issued")
+    position = PageCursor.decode(token)
     return position.created_at, DIGEST_PREFIX + position.lead_id
