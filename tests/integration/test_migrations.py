@@ -72,6 +72,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_26t20_10_00_000000_recipient_leases as recipient_leases,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_26t20_41_00_000000_suppressions_by_reason as suppressions_by_reason,
+)
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.templates import TemplateSource
@@ -90,8 +93,8 @@ CAMPAIGN_MIGRATIONS = [campaigns.ID, recipient_leases.ID]
 ATTEMPT_MIGRATIONS = [import_attempts.ID]
 # The rate limiter's grants and holds (Postgres only: SQLite records it and does nothing).
 LIMITER_MIGRATIONS = [rate_limits.ID]
-# The suppression list (a table and its indexes).
-SUPPRESSION_MIGRATIONS = [suppressions.ID]
+# The suppression list (a table and its indexes; the listing of one reason).
+SUPPRESSION_MIGRATIONS = [suppressions.ID, suppressions_by_reason.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [

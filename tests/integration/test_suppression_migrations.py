@@ -1,6 +1,6 @@
-"""The suppression list's migration forwards and back, on SQLite and Postgres: its table,
-then its indexes (one migration: raw_migration.TablesThenSql), one entry per address and
-account for real, and undone leaving the rest."""
+"""The suppression list's migrations forwards and back, on SQLite and Postgres: its table,
+then its indexes (raw_migration.TablesThenSql), then the listing of one reason; one entry
+per address and account for real, and undone leaving the rest."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ __all__ = ["empty", "target"]  # the fixtures, shared with the migrations' own t
 INDEXES = {
     "suppressions_digest": "(account_id, digest)",
     "suppressions_listing": "(account_id, created_at DESC, digest DESC)",
+    "suppressions_reason": "(account_id, reason, created_at DESC, digest DESC)",
 }
 
 

@@ -95,7 +95,11 @@ class PiccoloSuppressionRepository(SuppressionRepository):
             where &= t.reason == reason.value
         if after is not None:
             at, digest = after
-            where &= (t.created_at < at) | ((t.created_at == at) & (t.digest < digest))
+            # created_at <= at as well: where the index walk starts (the rest alone is
+            # a filter, over every newer entry of the account).
+            where &= (t.created_at <= at) & (
+                (t.created_at < at) | ((t.created_at == at) & (t.digest < digest))
+            )
         with refused(), translate_errors():
             rows = (
                 await t.select()
