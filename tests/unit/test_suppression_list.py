@@ -48,13 +48,24 @@ async def test_a_client_adds_an_address_once_normalised() -> None:
     first = await suppressions.add(ACCOUNT, "Ada Lovelace <Ada@Example.COM>")
     again = await suppressions.add(ACCOUNT, "ada@example.com")
 
-    assert first.created
-    assert not again.created
+    assert first.written
+    assert not again.written
     assert first.entry.email == "ada@example.com"
     assert first.entry.reason is R.MANUAL
     assert first.entry.digest == address_digest("ada@example.com")
     assert again.entry == first.entry  # the entry as it stands, its time unchanged
     assert (first.entry.message_id, first.entry.campaign_id) == (None, None)
+
+
+async def test_an_address_added_twice_in_one_millisecond_is_added_once() -> None:
+    suppressions = SuppressionList(MemorySuppressionRepository(), clock=lambda: T0)
+
+    first = await suppressions.add(ACCOUNT, "ada@example.com")
+    again = await suppressions.add(ACCOUNT, "ada@example.com")
+
+    assert first.written
+    assert not again.written
+    assert again.entry == first.entry
 
 
 @pytest.mark.parametrize("reason", [R.UNSUBSCRIBED, R.BOUNCED, R.COMPLAINED])
@@ -94,7 +105,7 @@ async def test_the_service_records_any_reason_and_a_binding_one_replaces_one_tha
     assert manual.entry.reason is R.MANUAL
     assert (bounced.reason, bounced.created_at, bounced.message_id) == (R.BOUNCED, at, "msg_1")
     assert kept == bounced
-    assert not readded.created
+    assert not readded.written
     assert readded.entry == bounced
     page = await suppressions.list(ACCOUNT, 10)
     assert page.items == [bounced]

@@ -150,6 +150,16 @@ class Suppression:
         return self.reason.binding or not transactional
 
 
+@dataclass(frozen=True, slots=True)
+class Added:
+    """What adding an entry left: the entry now stored, and whether this add wrote it (a
+    new entry, or one replacing an entry whose reason it outranks) rather than finding one
+    that stays. (Not told by comparing entries: two adds in one millisecond are equal.)"""
+
+    entry: Suppression
+    written: bool
+
+
 # A page's cursor is the leads' (domain/lead_listing.py): <microseconds since 1970>.<id>,
 # the id the first 40 hex digits of the last entry's digest. As a position it falls just
 # before that digest (a prefix sorts first), so the page after it starts with the next

@@ -11,7 +11,7 @@ from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.errors import refused, translate_errors
 from leadmail.adapters.db.statements import Mapped
 from leadmail.adapters.db.tables import Suppressions
-from leadmail.domain.suppressions import Suppression, SuppressionReason
+from leadmail.domain.suppressions import Added, Suppression, SuppressionReason
 from leadmail.ports.suppressions import SuppressionRepository
 
 SUPPRESSIONS = Mapped(Suppressions, Suppression)
@@ -53,14 +53,16 @@ class PiccoloSuppressionRepository(SuppressionRepository):
         self._db = database
         self._t = database.tables.suppressions
 
-    async def add(self, entry: Suppression) -> Suppression:
+    async def add(self, entry: Suppression) -> Added:
         with refused():
             while True:
                 row = await self._db.fetchrow(_ADD, *_ADD.args(entry))
-                if row is None:  # one was there, and stays
-                    row = await self._db.fetchrow(_GET, entry.account_id, entry.digest)
                 if row is not None:
-                    return SUPPRESSIONS.from_row(row)
+                    return Added(SUPPRESSIONS.from_row(row), written=True)
+                # One was there, and stays.
+                row = await self._db.fetchrow(_GET, entry.account_id, entry.digest)
+                if row is not None:
+                    return Added(SUPPRESSIONS.from_row(row), written=False)
                 # A client removed it between the two statements: add again, as after it.
 
     async def find(self, account_id: str, digests: Sequence[str]) -> list[Suppression]:

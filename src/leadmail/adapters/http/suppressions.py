@@ -107,10 +107,10 @@ class SuppressionController(DiscoverableController):
         added = await self.suppressions.add(
             request.user.account_id, data.email, SuppressionReason(data.reason)
         )
-        message = "Suppression added" if added.created else "Already suppressed"
+        message = "Suppression added" if added.written else "Already suppressed"
         return Response(
             SuppressionEnvelope.of(message, SuppressionOut.of(added.entry)),
-            status_code=201 if added.created else 200,
+            status_code=201 if added.written else 200,
         )
 
     @delete(
