@@ -35,6 +35,7 @@ PREFIXES = {
     "message_id": MESSAGE_ID_PREFIX,
     "import_id": IMPORT_ID_PREFIX,
     "campaign_id": CAMPAIGN_ID_PREFIX,
+    "email": "ada@example.com",  # an address (DELETE /suppressions/{email}): the whole of it
 }
 PARAMETER = re.compile(r"\{(\w+):\w+\}")
 DOCUMENT = "/schema"
@@ -97,7 +98,7 @@ async def test_a_nul_in_any_path_id_is_422_naming_it_on_every_database(
     stored_api: Api,
 ) -> None:
     by_id = [(m, p) for m, p, _ in routes(stored_api.client.app) if PARAMETER.search(p)]
-    assert len(by_id) >= 13  # leads (4), a message, imports (2), campaigns (6)
+    assert len(by_id) >= 14  # leads (4), a message, imports (2), campaigns (6), suppressions
 
     for method, path in by_id:
         [name] = PARAMETER.findall(path)

@@ -27,6 +27,7 @@ from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.keys import Principal
 from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from leadmail.domain.suppressions import SuppressionNotFound, SuppressionReason
+from leadmail.domain.text import NOT_IN_A_LINE
 from leadmail.services.suppressions import SuppressionList
 
 AuthedRequest = Request[Principal, Any, Any]
@@ -46,6 +47,8 @@ Email = Annotated[
         description="The address, URL-encoded (`ada%40example.com`)",
         min_length=1,
         max_length=MAX_EMAIL_LENGTH,
+        # One line, as every address is (a NUL among it is 422 naming it, as in an id).
+        pattern=f"^[^{NOT_IN_A_LINE}\\t]+$",
     ),
 ]
 Reason = Annotated[
