@@ -21,12 +21,15 @@ from leadmail.adapters.db.key_cache import CachedApiKeyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
+from leadmail.adapters.db.message_events import PiccoloMessageEventRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.rate_limits import PostgresLimitStorage
+from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.http.app import build_app
+from leadmail.adapters.http.webhooks.routes import webhook_verifiers
 from leadmail.adapters.limits.factory import rate_limiter_for
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
@@ -37,7 +40,9 @@ from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.mail import RecordingEmailProvider
+from leadmail.adapters.memory.message_events import MemoryMessageEventRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.background import running_jobs
@@ -53,8 +58,10 @@ from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
+from leadmail.ports.message_events import MessageEventRepository
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
+from leadmail.ports.sender_domains import SenderDomainRepository
 from leadmail.ports.suppressions import SuppressionRepository
 from leadmail.ports.templates import TemplateCatalog, TemplateRepository
 from leadmail.services.addressing import Addressing
@@ -67,10 +74,13 @@ from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
 from leadmail.services.outbox import Outbox
 from leadmail.services.outgoing import DeliverySettings, Outgoing
+from leadmail.services.provider_events import ProviderEventService
 from leadmail.services.registry import Services
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.sender_domains import SenderDomainService
+from leadmail.services.sender_rules import SenderRules
 from leadmail.services.suppressions import SuppressionList
 from leadmail.services.templates import TemplateService
 
@@ -93,18 +103,21 @@ class Adapters:
     campaigns: CampaignRepository
     recipients: RecipientRepository
     suppressions: SuppressionRepository
+    sender_domains: SenderDomainRepository
+    events: MessageEventRepository  # what the providers' webhooks said of messages
     database: Database | None = None
 
     @classmethod
     def in_memory(cls, provider: EmailProvider | None = None) -> Adapters:
         leads, campaigns = MemoryLeadRepository(), MemoryCampaignRepository()
         suppressions = MemorySuppressionRepository()
+        messages = MemoryMessageRepository(suppressions)
         return cls(
             leads=leads,
             keys=MemoryApiKeyStore(),
             provider=provider if provider is not None else RecordingEmailProvider(),
             templates=MemoryTemplateRepository(),
-            messages=MemoryMessageRepository(suppressions),
+            messages=messages,
             claims=MemoryIdempotencyStore(),
             catalog=FileTemplateCatalog(None),
             imports=MemoryLeadImportRepository(leads),
@@ -113,6 +126,8 @@ class Adapters:
             campaigns=campaigns,
             recipients=MemoryRecipientRepository(leads, campaigns),
             suppressions=suppressions,
+            sender_domains=MemorySenderDomainRepository(),
+            events=MemoryMessageEventRepository(messages),
         )
 
     @classmethod
@@ -150,6 +165,8 @@ class Adapters:
             limiter=rate_limiter_for(settings, limits),
             campaigns=PiccoloCampaignRepository(database),
             recipients=PiccoloRecipientRepository(database),
+            sender_domains=PiccoloSenderDomainRepository(database),
+            events=PiccoloMessageEventRepository(database),
             database=database,
         )
 
@@ -187,32 +204,38 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         ),
         clock,
     )
-    policy = SendPolicy(adapters.suppressions)
-    outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, clock)
-    addressing = Addressing(
-        SenderPolicy(frozenset(settings.allowed_sender_domains)), settings.email_default_from
+    # Every send path and campaign creation ask this one object (its cache is per process).
+    sender_rules = SenderRules(
+        SenderPolicy(frozenset(settings.allowed_sender_domains)), adapters.sender_domains
     )
+    policy = SendPolicy(adapters.suppressions, sender_rules)
+    outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, clock)
+    addressing = Addressing(settings.email_default_from)
     templates = TemplateService(adapters.catalog, adapters.templates, clock)
     imports = LeadImportService(adapters.imports, adapters.jobs, clock)
     adapters.jobs.handle(IMPORT_JOB, imports.run_job)
-    checks = CampaignChecks(templates, adapters.leads, addressing)
+    checks = CampaignChecks(templates, adapters.leads, addressing, sender_rules)
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
     )
     runner = campaign_runner(adapters, settings, outgoing, policy, templates, campaigns, clock)
     adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
+    suppression_list = SuppressionList(adapters.suppressions, clock)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
         templates=templates,
-        messages=MessageService(adapters.messages),
+        messages=MessageService(adapters.messages, adapters.events),
         send_email=SendEmail(addressing, outbox),
         send_template_email=SendTemplateEmail(addressing, templates, outbox),
         imports=imports,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
-        suppressions=SuppressionList(adapters.suppressions, clock),
+        suppressions=suppression_list,
         campaign_runner=runner,
+        sender_rules=sender_rules,
+        sender_domains=SenderDomainService(adapters.sender_domains, sender_rules, clock),
+        provider_events=ProviderEventService(adapters.events, suppression_list, clock),
     )
 
 
@@ -262,4 +285,10 @@ def create_app(
         # Stored messages name the provider that took them: any known one, or this one.
         providers=sorted({*PROVIDER_NAMES, adapters.provider.name}),
         lifespan=[logs_written, lifespan],
+        webhooks=webhook_verifiers(
+            resend_secret=settings.resend_webhook_secret,
+            sendgrid_public_key=settings.sendgrid_webhook_public_key,
+            mailgun_signing_key=settings.mailgun_webhook_signing_key,
+            postmark_auth=settings.postmark_webhook_auth,
+        ),
     )

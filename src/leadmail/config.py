@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 import msgspec
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import load_der_public_key
 
 from leadmail.adapters.mail.providers import (
     CONSOLE,
@@ -63,6 +67,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     allowed_sender_domains: tuple[str, ...] = ()  # empty: any
     templates_dir: str = ""  # empty: the catalog shipped with leadmail
     key_cache_seconds: float = 300.0  # Postgres only; 0 turns the API key cache off
+    # Provider webhooks (POST /api/v1/webhooks/{provider}); empty: that provider has no route.
+    resend_webhook_secret: str = ""  # whsec_<base64>
+    sendgrid_webhook_public_key: str = ""  # base64 DER of an ECDSA P-256 key
+    mailgun_webhook_signing_key: str = ""
+    postmark_webhook_auth: str = ""  # user:password, as in the webhook's URL
 
     def __repr__(self) -> str:
         # Settings reach logs and tracebacks: never with the provider key or the DSN.
@@ -204,4 +213,46 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
             templates_dir=text("TEMPLATES_DIR", ""),
             key_cache_seconds=number("KEY_CACHE_SECONDS", 300.0, float, zero=True),
+            **_webhook_settings(text),
         )
+
+
+def _webhook_settings(text: Callable[[str, str], str]) -> dict[str, str]:
+    """The providers' webhook secrets, each checked for its shape (never repeated in an
+    error: only its variable is named)."""
+    resend = text("RESEND_WEBHOOK_SECRET", "")
+    if resend:
+        try:
+            secret = base64.b64decode(resend.removeprefix("whsec_") + "==")
+        except binascii.Error:
+            secret = b""
+        if not resend.startswith("whsec_") or not secret:
+            raise ConfigError(
+                "LEADMAIL_RESEND_WEBHOOK_SECRET must be the webhook's signing secret, whsec_..."
+            )
+    sendgrid = text("SENDGRID_WEBHOOK_PUBLIC_KEY", "")
+    if sendgrid:
+        try:
+            der = base64.b64decode(sendgrid, validate=True)
+            key = load_der_public_key(der)
+            key_ok = isinstance(key, ec.EllipticCurvePublicKey) and key.curve.name == "secp256r1"
+        except (binascii.Error, ValueError):
+            key_ok = False
+        if not key_ok:
+            raise ConfigError(
+                "LEADMAIL_SENDGRID_WEBHOOK_PUBLIC_KEY must be the verification key SendGrid"
+                " shows (base64 of an ECDSA P-256 public key)"
+            )
+    postmark = text("POSTMARK_WEBHOOK_AUTH", "")
+    user, colon, _ = postmark.partition(":")
+    if postmark and not (user and colon):
+        raise ConfigError(
+            "LEADMAIL_POSTMARK_WEBHOOK_AUTH must be user:password (the credentials in the"
+            " webhook's URL)"
+        )
+    return {
+        "resend_webhook_secret": resend,
+        "sendgrid_webhook_public_key": sendgrid,
+        "mailgun_webhook_signing_key": text("MAILGUN_WEBHOOK_SIGNING_KEY", ""),
+        "postmark_webhook_auth": postmark,
+    }

@@ -35,7 +35,7 @@ PREFIXES = {
     "message_id": MESSAGE_ID_PREFIX,
     "import_id": IMPORT_ID_PREFIX,
     "campaign_id": CAMPAIGN_ID_PREFIX,
-    "email": "ada@example.com",  # an address (DELETE /suppressions/{email}): the whole of it
+    "email": "ada@example.com",  # a suppressed address (DELETE /api/v1/suppressions/{email})
 }
 PARAMETER = re.compile(r"\{(\w+):\w+\}")
 DOCUMENT = "/schema"

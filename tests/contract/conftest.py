@@ -21,6 +21,7 @@ from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
+from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.adapters.mail.providers import CONSOLE
@@ -30,6 +31,7 @@ from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from tests.contract.mail_support import (
@@ -86,6 +88,7 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
             campaigns,
             MemoryRecipientRepository(leads, campaigns),
             suppressions,
+            MemorySenderDomainRepository(),
         )
         return
     if adapter.shared_database is not None:
@@ -119,6 +122,7 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloCampaignRepository(database),
         PiccoloRecipientRepository(database),
         PiccoloSuppressionRepository(database),
+        PiccoloSenderDomainRepository(database),
         database,
     )
 

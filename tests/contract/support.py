@@ -24,6 +24,7 @@ from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.messages import MessageRepository
+from leadmail.ports.sender_domains import SenderDomainRepository
 from leadmail.ports.suppressions import SuppressionRepository
 from leadmail.ports.templates import TemplateRepository
 
@@ -172,6 +173,7 @@ class Storage:
     campaigns: CampaignRepository
     recipients: RecipientRepository
     suppressions: SuppressionRepository
+    sender_domains: SenderDomainRepository
     # The database behind the Piccolo adapters, for what no port shows (None for memory).
     database: Database | None = None
 

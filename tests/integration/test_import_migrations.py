@@ -41,7 +41,8 @@ async def test_the_import_migrations_go_back_and_forth(empty: EmptyDatabase) -> 
 
     assert not set(await applied_migrations(empty.database)) & set(IMPORT_MIGRATIONS)
     assert not (await empty.schema()).tables & (IMPORT_TABLES | QUEUE_TABLES)
-    # Those after them (campaigns, attempts, the limiter) were undone and come back too.
+    # Those after them (campaigns, attempts, the limiter, sender domains) were undone and
+    # come back too.
     assert await migrate(empty.database) == applied_from(IMPORT_MIGRATIONS[0])
     assert (await empty.schema()).tables >= IMPORT_TABLES
 

@@ -47,7 +47,10 @@ MESSAGE_FIELDS = {
     "last_error",
     "created_at",
     "updated_at",
+    "events",
 }
+# One of a message's events, as its provider reported it (webhooks).
+MESSAGE_EVENT_FIELDS = {"type", "bounce", "at", "detail"}
 TEMPLATE_FIELDS = {"id", "name", "subject", "body", "variables", "created_at"}
 ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
 
@@ -118,7 +121,19 @@ def assert_message(message: dict[str, Any]) -> None:
     assert set(message) == MESSAGE_FIELDS
     assert isinstance(message["id"], str)
     assert message["id"]
-    assert message["status"] in ("pending", "sent", "failed")
+    assert message["status"] in (
+        "pending",
+        "sent",
+        "failed",
+        "suppressed",
+        "delivered",
+        "bounced",
+        "complained",
+    )
+    assert isinstance(message["events"], list)
+    for event in message["events"]:
+        assert set(event) == MESSAGE_EVENT_FIELDS
+        assert ISO_UTC.match(event["at"]), event["at"]
     assert isinstance(message["to"], list)
     assert all(isinstance(address, str) for address in message["to"])
     assert isinstance(message["attempts"], int)

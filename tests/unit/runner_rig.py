@@ -182,7 +182,7 @@ async def runner_rig(
     outgoing = Outgoing(parts.messages, provider, DeliverySettings(retry=chosen.retry), clock)
     batches = CampaignBatches(
         parts.recipients, parts.leads, parts.messages, outgoing,
-        SendPolicy(parts.suppressions), chosen_limiter,
+        SendPolicy(parts.suppressions, services.sender_rules), chosen_limiter,
         email_lane(provider.name), chosen, clock,
     )  # fmt: skip
     runner = CampaignRunner(

@@ -198,6 +198,23 @@ async def test_suppressed_recipients_are_never_sent_whatever_the_reason(tmp_path
     assert sent == ["l3@example.com", "l4@example.com"]
 
 
+async def test_a_campaign_whose_sender_is_no_longer_allowed_fails_unsent(tmp_path: Path) -> None:
+    rig = await runner_rig(tmp_path)
+    for n in range(4):
+        await rig.lead(f"l{n}@example.com")
+    campaign_id = await rig.start()  # from team@example.com, allowed: no sender domains yet
+    await rig.adapters.sender_domains.add(ACCOUNT, "school.example", START)
+    rig.services.sender_rules.forget(ACCOUNT)  # (another process: within its cache's age)
+
+    await rig.run(campaign_id)
+
+    view = await rig.campaigns.get(ACCOUNT, campaign_id)
+    assert view.campaign.status is CampaignStatus.FAILED
+    assert "example.com" in view.campaign.failure_reason
+    assert view.counts == CampaignCounts(cancelled=4)
+    assert rig.provider.delivered == []
+
+
 async def test_pause_between_batches_stops_new_requests_and_resume_sends_the_rest(
     tmp_path: Path,
 ) -> None:

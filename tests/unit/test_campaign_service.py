@@ -262,6 +262,34 @@ async def test_a_failed_check_stores_and_queues_nothing(
     assert rig.jobs.queued == []
 
 
+async def test_a_draft_is_held_at_its_start_to_the_sender_domains_of_that_time() -> None:
+    jobs = RecordingJobs()
+    adapters = dataclasses.replace(Adapters.in_memory(), jobs=jobs)
+    services = wire(adapters, Settings(email_default_from="team@example.com"), FakeClock())
+    await services.templates.sync()
+    lead = Lead(
+        new_lead_id(), ACCOUNT, "Ada", "a@example.com", "", "", "", START, START, ("march",)
+    )
+    await adapters.leads.add(lead)
+    draft = (
+        await services.campaigns.create(ACCOUNT, request(draft=True, reply_to="r@help.example"))
+    ).campaign
+    await services.sender_domains.add(ACCOUNT, "example.com")  # its `from`, not its reply_to
+
+    with pytest.raises(SenderNotAllowed, match="`reply_to`"):
+        await services.campaigns.start(ACCOUNT, draft.campaign_id)
+
+    shown = await services.campaigns.get(ACCOUNT, draft.campaign_id)
+    assert (shown.campaign.status, shown.counts) == (
+        CampaignStatus.DRAFT,
+        CampaignCounts(pending=1),
+    )
+    assert jobs.queued == []
+    await services.sender_domains.add(ACCOUNT, "help.example")
+    started = await services.campaigns.start(ACCOUNT, draft.campaign_id)
+    assert started.campaign.status is CampaignStatus.RUNNING
+
+
 async def test_a_variable_any_lead_of_the_audience_has_will_do_and_the_rest_are_skipped(
     rig: Rig,
 ) -> None:

@@ -14,6 +14,7 @@ from leadmail.domain.addresses import InvalidAddress
 from leadmail.domain.email import (
     CONTROL,
     MAX_RECIPIENTS,
+    NAME_WITH_AT,
     Mailbox,
     SenderNotAllowed,
     SenderPolicy,
@@ -334,6 +335,46 @@ def test_an_invalid_sender_is_reported_on_the_from_field() -> None:
         parse_sender("hello@")
 
     assert failed_fields(caught.value) == ["from"]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '"billing@bank.example" <x@elsewhere.example>',
+        "billing@bank.example <x@elsewhere.example>",
+        "Bank (billing@bank.example) <x@elsewhere.example>",
+        '"a\\@b" <x@elsewhere.example>',  # a quoted pair is the @ itself
+        "billing\uff20bank.example <x@elsewhere.example>",  # fullwidth @
+        "billing\ufe6bbank.example <x@elsewhere.example>",  # small @
+    ],
+)
+@pytest.mark.parametrize("field", ["from", "reply_to"])
+def test_a_display_name_with_an_at_sign_is_refused_naming_the_field(raw: str, field: str) -> None:
+    # How a spoofed sender hides: the name reads as the address, the address is elsewhere.
+    with pytest.raises(ValidationFailed) as caught:
+        parse_sender(raw, field)
+
+    assert [(e.field, e.message) for e in caught.value.errors] == [(field, NAME_WITH_AT)]
+
+
+@pytest.mark.parametrize(
+    ("raw", "name"),
+    [
+        ("hello@school.example", ""),
+        ("School <hello@school.example>", "School"),
+        ('"Ada, at School" <hello@school.example>', "Ada, at School"),
+    ],
+)
+def test_a_sender_without_an_at_sign_in_its_name_is_taken(raw: str, name: str) -> None:
+    box = parse_sender(raw, "reply_to")
+
+    assert (box.address, box.name) == ("hello@school.example", name)
+
+
+def test_a_mailbox_with_an_at_sign_in_its_name_is_still_a_mailbox() -> None:
+    # A recipient's name is the lead's own: only a sender's name is held to the rule.
+    assert Mailbox.parse("a@b.example <ada@example.com>").name == "a@b.example"
+    assert parse_recipients("a@b.example <ada@example.com>")[0].name == "a@b.example"
 
 
 # --- subject and html ---------------------------------------------------------------

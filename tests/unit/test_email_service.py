@@ -12,7 +12,9 @@ import pytest
 from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.mail import RecordingEmailProvider
+from leadmail.adapters.memory.message_events import MemoryMessageEventRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable, RetryPolicy
@@ -28,6 +30,7 @@ from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.sender_rules import SenderRules
 from leadmail.services.templates import TemplateService
 
 ACCOUNT = "acc_one"
@@ -95,13 +98,14 @@ async def make_rig(
         clock=time.wall,
         timer=time,
     )
-    outbox = Outbox(log, claims, outgoing, SendPolicy(suppressions), clock=time.wall)
-    addressing = Addressing(SenderPolicy(allowed), default_from)
+    rules = SenderRules(SenderPolicy(allowed), MemorySenderDomainRepository())
+    outbox = Outbox(log, claims, outgoing, SendPolicy(suppressions, rules), clock=time.wall)
+    addressing = Addressing(default_from)
     service = TemplateService(FileTemplateCatalog(None), templates, clock=time.wall)
     return Rig(
         SendEmail(addressing, outbox),
         SendTemplateEmail(addressing, service, outbox),
-        MessageService(log),
+        MessageService(log, MemoryMessageEventRepository(log)),
         recording,
         log,
         time,

@@ -14,7 +14,7 @@ import structlog
 
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.bootstrap import DEMO_ACCOUNT, Adapters, create_app, ensure_demo_key, wire
-from leadmail.cli import campaigns, leads, worker
+from leadmail.cli import accounts, campaigns, leads, worker
 from leadmail.cli.hints import command_line
 from leadmail.collector import settle_collector
 from leadmail.config import ConfigError, Settings
@@ -78,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     revoke = keys.add_parser("revoke", help="revoke a key; it is refused from the next request")
     revoke.add_argument("key_id")
     revoke.set_defaults(run=_keys_revoke)
+    accounts.add_commands(commands)
     leads.add_commands(commands)
     worker.add_commands(commands)
     campaigns.add_commands(commands)

@@ -14,13 +14,13 @@ from typing import Never
 from tqdm import tqdm
 
 from leadmail.bootstrap import Adapters, wire
+from leadmail.cli.accounts import UsageError, account_id_of
 from leadmail.cli.hints import command_line
 from leadmail.config import Settings
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_imports import ImportMode, ImportStatus, LeadImport, RowError
 from leadmail.domain.tags import tag_list
 from leadmail.services.lead_imports import ImportOptions
-from leadmail.services.registry import Services
 
 READ_BYTES = 1 << 20
 SHOWN_ERRORS = 10  # failed rows printed after the summary
@@ -28,10 +28,6 @@ ERRORS_PAGE = 100  # failed rows read at a time by `import-errors`
 
 # Exit codes: 0 the import is done (rows it could not take are listed), 1 it failed,
 # 2 it could not start (no such file or account, a bad header, bad options).
-
-
-class UsageError(Exception):
-    """Said on one line; exit code 2."""
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -83,7 +79,7 @@ async def _import(settings: Settings, args: argparse.Namespace, path: Path) -> L
     adapters = Adapters.from_settings(settings)
     async with adapters.opened(apply_migrations=settings.migrate_on_start):
         services = wire(adapters, settings)
-        account_id = await _account_id(services, args.account)
+        account_id = await account_id_of(services, args.account)
         options = ImportOptions(ImportMode(args.mode), tags)
         try:
             started = await services.imports.start(account_id, options, _read(path), enqueue=False)
@@ -113,16 +109,6 @@ async def _import(settings: Settings, args: argparse.Namespace, path: Path) -> L
         return finished
 
 
-async def _account_id(services: Services, account: str) -> str:
-    keys = await services.keys.list(account)
-    if not keys:
-        make = command_line("keys", "create", "--account", account)
-        raise UsageError(
-            f"no account named {account!r}. An account is made with its first key: {make}"
-        )
-    return keys[0].account_id
-
-
 def _row_line(error: RowError) -> str:
     return f"row {error.row}: {error.field}: {error.message}"
 
@@ -141,7 +127,7 @@ async def _import_errors(settings: Settings, args: argparse.Namespace) -> None:
     adapters = Adapters.from_settings(settings)
     async with adapters.opened(apply_migrations=settings.migrate_on_start):
         services = wire(adapters, settings)
-        account_id = await _account_id(services, args.account)
+        account_id = await account_id_of(services, args.account)
         after: int | None = 0
         while after is not None:
             rows, after = await services.imports.errors(

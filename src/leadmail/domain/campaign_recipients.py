@@ -15,7 +15,6 @@ from leadmail.domain.email import (
     OutgoingEmail,
     check_subject,
     has_control,
-    parse_sender,
 )
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_variables import template_variables
@@ -142,12 +141,15 @@ class Letter:
 
     @classmethod
     def of(cls, campaign: Campaign, template: Template) -> Letter:
+        # Read as stored: checked by parse_sender when the campaign was made, so a rule
+        # added since (no @ in a display name) refuses new campaigns, and does not stop
+        # one already running on a batch it cannot parse.
         reply_to = campaign.reply_to
         return cls(
             campaign,
             template,
-            parse_sender(campaign.sender),
-            None if reply_to is None else parse_sender(reply_to, "reply_to"),
+            Mailbox.parse(campaign.sender),
+            None if reply_to is None else Mailbox.parse(reply_to),
             template.compiled(),
         )
 

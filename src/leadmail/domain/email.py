@@ -23,6 +23,13 @@ MAX_LAST_ERROR = 1000  # a message's last_error is cut to this length
 # and tabs.
 CONTROL = re.compile(f"\t|{BROKEN_LINE.pattern}")
 _QUOTED_PAIR = re.compile(r"\\(.)")
+# An at sign, or one that reads as one (fullwidth, small): in a sender's display name it
+# makes ``"billing@bank.example" <x@elsewhere.example>`` show as another address.
+_AT_SIGN = re.compile("[@\uff20\ufe6b]")
+NAME_WITH_AT = (
+    "must not have an @ in its display name (a name that reads as an address is how a"
+    " spoofed sender hides)"
+)
 
 
 def has_control(text: str) -> bool:
@@ -43,7 +50,9 @@ def split_named(raw: str) -> tuple[str, str] | None:
 
 
 class SenderNotAllowed(DomainError):
-    """The ``from`` domain is not one this service may send for."""
+    """The domain of a ``from`` or ``reply_to`` is not one the account may send from: not
+    one of its sender domains, or, for an account with none, not in the service's
+    SenderPolicy (services/sender_rules.py)."""
 
     code = "SENDER_NOT_ALLOWED"
 
@@ -102,10 +111,15 @@ def parse_recipients(to: str | Sequence[str], field: str = "to") -> tuple[Mailbo
 
 
 def parse_sender(raw: str, field: str = "from") -> Mailbox:
+    """A ``from`` or ``reply_to`` as a client gives it: a Mailbox (ValidationFailed naming
+    ``field`` when it is not one) whose display name holds no @ (NAME_WITH_AT)."""
     try:
-        return Mailbox.parse(raw)
+        box = Mailbox.parse(raw)
     except InvalidAddress as e:
         raise ValidationFailed.one(field, str(e)) from e
+    if box.name and _AT_SIGN.search(box.name) is not None:
+        raise ValidationFailed.one(field, NAME_WITH_AT)
+    return box
 
 
 def check_subject(subject: str, field: str = "subject") -> str:
@@ -157,11 +171,27 @@ class MessageStatus(StrEnum):
     SENT = "sent"
     FAILED = "failed"
     SUPPRESSED = "suppressed"  # never sent: its address is on the suppression list
+    # What the provider's events say became of a sent message (domain/message_events.py).
+    DELIVERED = "delivered"
+    BOUNCED = "bounced"
+    COMPLAINED = "complained"
 
     @property
     def settled(self) -> bool:
-        """Nothing more is to be done for it by a send (a retried request skips it)."""
-        return self in (MessageStatus.SENT, MessageStatus.SUPPRESSED)
+        """Nothing more is to be done for it by a send (a retried request skips it): it was
+        sent (whatever its provider reported since) or suppressed."""
+        return self in _SETTLED
+
+
+_SETTLED = frozenset(
+    {
+        MessageStatus.SENT,
+        MessageStatus.SUPPRESSED,
+        MessageStatus.DELIVERED,
+        MessageStatus.BOUNCED,
+        MessageStatus.COMPLAINED,
+    }
+)
 
 
 def new_message_id() -> str:

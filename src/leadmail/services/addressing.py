@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 from leadmail.domain.email import (
     Mailbox,
     OutgoingEmail,
-    SenderPolicy,
     check_html,
     check_subject,
     parse_recipients,
@@ -63,11 +62,11 @@ class SendPlan:
 
 
 class Addressing:
-    """Who may send, and to whom: recipients, the sender (or the configured default) and
-    the sender policy."""
+    """Who sends, and to whom: recipients and the sender (or the configured default),
+    checked as addresses. Whether the account may use that sender is SenderRules' to say
+    (services/sender_rules.py), in the send path."""
 
-    def __init__(self, policy: SenderPolicy, default_from: str = "") -> None:
-        self._policy = policy
+    def __init__(self, default_from: str = "") -> None:
         self._default_from = default_from
 
     def plan_plain(self, request: PlainEmailRequest) -> SendPlan:
@@ -79,7 +78,6 @@ class Addressing:
         sender = _collect(errors, lambda: self._sender_of(request.sender), _NO_SENDER)
         if errors:
             raise ValidationFailed(errors)
-        self._policy.check(sender)
         return SendPlan(
             operation="send",
             canonical=lambda: flagged(
@@ -106,17 +104,12 @@ class Addressing:
         box = _collect(errors, lambda: self._sender_of(sender), _NO_SENDER)
         if errors:
             raise ValidationFailed(errors)
-        self._policy.check(box)
         return boxes, box
 
     def sender(self, raw: str | None) -> Mailbox:
         """A ``from`` as sent, or the configured default when there is none: checked
-        (ValidationFailed naming ``from``), not yet against the sender policy."""
+        (ValidationFailed naming ``from``)."""
         return self._sender_of(raw)
-
-    def allow(self, sender: Mailbox) -> None:
-        """Raises SenderNotAllowed unless the policy lets ``sender`` send."""
-        self._policy.check(sender)
 
     def _sender_of(self, raw: str | None) -> Mailbox:
         text = raw if raw is not None and raw.strip() else self._default_from

@@ -31,7 +31,7 @@ from leadmail.domain.campaign_recipients import (
 from leadmail.domain.campaigns import RecipientStatus
 from leadmail.domain.clock import Clock
 from leadmail.domain.delivery import BatchItem, ProviderUnavailable, RetryPolicy
-from leadmail.domain.email import Message
+from leadmail.domain.email import Message, SenderNotAllowed
 from leadmail.ports.campaigns import RecipientRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.messages import MessageRepository
@@ -130,6 +130,17 @@ class CampaignBatches:
         """Whether to lease a batch now: once no hold is on the lane (a batch leased
         during a 429's hold would only wait); False when the campaign stops first."""
         return (await watch.until(self._limiter.unheld(self._lane)))[0]
+
+    async def refused_sender(self, letter: Letter) -> str | None:
+        """Why the campaign may no longer send from its sender (its account's sender
+        domains changed since it was created), or None: asked before each batch is leased
+        (a dict lookup while the account's domains are cached)."""
+        campaign = letter.campaign
+        try:
+            await self._policy.allow(campaign.account_id, letter.sender, letter.reply_to)
+        except SenderNotAllowed as e:
+            return e.message
+        return None
 
     async def send(self, letter: Letter, batch: LeasedBatch, watch: CampaignWatch) -> None:
         """Send ``batch`` and record its outcomes."""

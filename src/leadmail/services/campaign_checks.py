@@ -1,6 +1,7 @@
 """A campaign as a client asks for it, checked: its fields (every broken one named at
-once), then against the data at creation and again at start: the template exists, the
-audience matches leads, and every template variable has a source."""
+once), then against the data at creation and again at start: the account may use its
+sender, the template exists, the audience matches leads, and every template variable has a
+source."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ from datetime import datetime
 from typing import TypeVar
 
 from leadmail.domain.campaigns import AudienceEmpty, Campaign, CampaignStatus, new_campaign_id
-from leadmail.domain.email import parse_sender
+from leadmail.domain.email import Mailbox, parse_sender
 from leadmail.domain.errors import FieldError, ValidationFailed
 from leadmail.domain.lead_variables import EVERY_LEAD_HAS
 from leadmail.domain.leads import RULES
 from leadmail.domain.segments import LeadFilter, moment
 from leadmail.ports.leads import LeadRepository
 from leadmail.services.addressing import Addressing
+from leadmail.services.sender_rules import SenderRules
 from leadmail.services.templates import TemplateService
 
 T = TypeVar("T")
@@ -44,15 +46,20 @@ class CampaignRequest:
 
 class CampaignChecks:
     def __init__(
-        self, templates: TemplateService, leads: LeadRepository, addressing: Addressing
+        self,
+        templates: TemplateService,
+        leads: LeadRepository,
+        addressing: Addressing,
+        senders: SenderRules,
     ) -> None:
         self._templates = templates
         self._leads = leads
         self._addressing = addressing
+        self._senders = senders
 
     def campaign_of(self, account_id: str, request: CampaignRequest, now: datetime) -> Campaign:
         """The campaign asked for, as a draft. Raises ValidationFailed naming every broken
-        field (an audience's filter as ``audience.<name>``), or SenderNotAllowed."""
+        field (an audience's filter as ``audience.<name>``)."""
         errors: list[FieldError] = []
         name = _field(errors, "name", lambda: RULES["name"](request.name), "")
         audience = _audience(errors, request.audience)
@@ -67,7 +74,6 @@ class CampaignChecks:
         sender = _checked(errors, lambda: self._addressing.sender(request.sender))
         if errors or sender is None:
             raise ValidationFailed(errors)
-        self._addressing.allow(sender)
         return Campaign(
             campaign_id=new_campaign_id(),
             account_id=account_id,
@@ -88,10 +94,15 @@ class CampaignChecks:
         return await self._leads.count(campaign.account_id, campaign.audience)
 
     async def against_data(self, campaign: Campaign) -> list[str]:
-        """The checks of a campaign's data, in this order: TemplateNotFound, AudienceEmpty,
-        ValidationFailed naming each ``variables.<name>`` the template uses that neither
-        ``variables`` nor any lead of the audience can supply (or a shared value it cannot
-        take). Returns the custom field keys each lead must have (else it is skipped)."""
+        """The checks of a campaign's data, in this order: SenderNotAllowed (its ``from``
+        or ``reply_to`` against the account's sender domains as they are now),
+        TemplateNotFound, AudienceEmpty, ValidationFailed naming each ``variables.<name>``
+        the template uses that neither ``variables`` nor any lead of the audience can
+        supply (or a shared value it cannot take). Returns the custom field keys each lead
+        must have (else it is skipped)."""
+        # Stored addresses were checked when the campaign was made: read, not judged again.
+        reply_to = None if campaign.reply_to is None else Mailbox.parse(campaign.reply_to)
+        await self._senders.check(campaign.account_id, Mailbox.parse(campaign.sender), reply_to)
         template = await self._templates.get(campaign.template_id)
         account, audience = campaign.account_id, campaign.audience
         if await self._leads.count(account, audience) == 0:

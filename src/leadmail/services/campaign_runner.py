@@ -178,6 +178,11 @@ class CampaignRunner:
                 if not await self._batches.ready(watch):  # stopped during a hold
                     slots.release()
                     break
+                refused = await self._batches.refused_sender(letter)
+                if refused is not None:  # the rest is not sent: the campaign fails
+                    slots.release()
+                    await self._fail(letter.campaign, refused)
+                    break
                 now = self._clock()
                 batch = await self._recipients.lease(
                     campaign_id, settings.batch, now=now, lease_until=now + settings.lease

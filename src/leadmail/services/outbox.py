@@ -50,7 +50,10 @@ class Outbox:
     async def send(self, account_id: str, plan: SendPlan, key: str | None) -> SendResult:
         """Send what ``plan`` says. The result holds every message; when any failed, its
         failure (DeliveryRejected or DeliveryUnavailable, holding them all) is raised.
-        RecipientSuppressed when a plain send has no recipient left to mail."""
+        RecipientSuppressed when a plain send has no recipient left to mail, and
+        SenderNotAllowed (nothing stored) for a sender the account may not use."""
+        first = plan.emails[0]  # every email of a plan has the request's one sender
+        await self._policy.allow(account_id, first.sender, first.reply_to)
         if key is None:
             claim = None
             plan, messages, withheld = await self._screened_record(account_id, plan)

@@ -9,8 +9,11 @@ from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import LeadImportService
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
+from leadmail.services.provider_events import ProviderEventService
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
+from leadmail.services.sender_domains import SenderDomainService
+from leadmail.services.sender_rules import SenderRules
 from leadmail.services.suppressions import SuppressionList
 from leadmail.services.templates import TemplateService
 
@@ -30,3 +33,6 @@ class Services:
     campaigns: CampaignService
     suppressions: SuppressionList
     campaign_runner: CampaignRunner  # CAMPAIGN_JOB's handler
+    sender_rules: SenderRules  # may an account use a from / reply_to: every send path asks
+    sender_domains: SenderDomainService
+    provider_events: ProviderEventService  # the providers' webhooks

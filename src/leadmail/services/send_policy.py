@@ -1,19 +1,27 @@
 """Step 2 of the way out (services/outgoing.py): the rules every message obeys before it is
-recorded, whichever path sends it. Today the suppression list; sender identities and
-quotas join here, so that each is written once."""
+recorded, whichever path sends it: the sender rule (services/sender_rules.py) and the
+suppression list; quotas join here, so that each is written once."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from leadmail.domain.addresses import email_key
+from leadmail.domain.email import Mailbox
 from leadmail.domain.suppressions import Suppression, SuppressionCheck, address_digest
 from leadmail.ports.suppressions import SuppressionRepository
+from leadmail.services.sender_rules import SenderRules
 
 
 class SendPolicy:
-    def __init__(self, suppressions: SuppressionRepository) -> None:
+    def __init__(self, suppressions: SuppressionRepository, senders: SenderRules) -> None:
         self._suppressions = suppressions
+        self._senders = senders
+
+    async def allow(self, account_id: str, sender: Mailbox, reply_to: Mailbox | None) -> None:
+        """Raises SenderNotAllowed unless the account may send from ``sender`` with
+        replies to ``reply_to`` (a dict lookup when its sender domains are cached)."""
+        await self._senders.check(account_id, sender, reply_to)
 
     def check(
         self, account_id: str, addresses: Iterable[str], *, transactional: bool = False

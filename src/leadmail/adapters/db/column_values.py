@@ -28,7 +28,7 @@ def optional_of(hint: Any) -> tuple[Any, bool]:
 
 def encoder_for(hint: Any, column: Any) -> Encode | None:
     """How a field's value is stored when not as it is (None: as it is)."""
-    kind, _ = optional_of(hint)
+    kind, optional = optional_of(hint)
     if typing.get_origin(kind) is tuple and isinstance(column, Array):
         # A Postgres array takes a list; on SQLite, Piccolo's adapter writes it as JSON.
         return list
@@ -37,8 +37,14 @@ def encoder_for(hint: Any, column: Any) -> Encode | None:
     if typing.get_origin(kind) in (Mapping, collections.abc.Mapping, dict):
         return _json_text  # JSON text: jsonb takes it as is
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        if optional:
+            return _optional_value
         return operator.attrgetter("value")
     return None
+
+
+def _optional_value(member: enum.Enum | None) -> Any:
+    return None if member is None else member.value
 
 
 # msgspec: the same JSON as json.dumps writes, less the spaces, at a fraction of its cost.

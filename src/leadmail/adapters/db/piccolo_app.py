@@ -16,7 +16,9 @@ from leadmail.adapters.db.tables import (
     LeadImportErrors,
     LeadImports,
     Leads,
+    MessageEvents,
     Messages,
+    SenderDomains,
     Suppressions,
     Templates,
 )
@@ -37,6 +39,8 @@ APP_CONFIG = AppConfig(
         Campaigns,
         CampaignRecipients,
         Suppressions,
+        SenderDomains,
+        MessageEvents,
     ],
     migration_dependencies=[],
     commands=[],

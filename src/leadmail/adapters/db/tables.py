@@ -45,6 +45,8 @@ class Tables:
     campaigns: Any
     campaign_recipients: Any
     suppressions: Any
+    sender_domains: Any
+    message_events: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -212,6 +214,29 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         message_id = Varchar(length=40, null=True, default=None)
         campaign_id = Varchar(length=40, null=True, default=None)
 
+    class SenderDomains(Table, tablename="sender_domains", db=engine):
+        # A surrogate key, because Piccolo needs one primary-key column; what identifies a
+        # sender domain is (account_id, domain), unique through an index the migration
+        # creates (the only index: an account's domains are read by it).
+        sender_domain_id = BigSerial(primary_key=True)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        domain = Varchar(length=253)  # domain/sender_domains.check_domain's form
+        created_at = Timestamptz()
+
+    class MessageEvents(Table, tablename="message_events", db=engine):
+        # What a provider's webhook said of a message (domain/message_events.py): one row
+        # per (provider, event_id), unique through an index the migration creates, and
+        # read by message in order of ``at`` through another.
+        event_row = BigSerial(primary_key=True)
+        message_id = ForeignKey(references=Messages, on_delete=OnDelete.cascade, null=False)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        provider = Varchar(length=32)
+        event_id = Text()  # the provider's id of the event (domain: MAX_EVENT_ID)
+        type = Varchar(length=16)
+        bounce = Varchar(length=8, null=True, default=None)  # "hard" | "soft" for a bounce
+        at = Timestamptz()
+        detail = Text()
+
     return Tables(
         accounts=Accounts,
         api_keys=ApiKeys,
@@ -225,6 +250,8 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         campaigns=Campaigns,
         campaign_recipients=CampaignRecipients,
         suppressions=Suppressions,
+        sender_domains=SenderDomains,
+        message_events=MessageEvents,
     )
 
 
@@ -241,3 +268,5 @@ LeadImportErrors = _MIGRATION_TABLES.lead_import_errors
 Campaigns = _MIGRATION_TABLES.campaigns
 CampaignRecipients = _MIGRATION_TABLES.campaign_recipients
 Suppressions = _MIGRATION_TABLES.suppressions
+SenderDomains = _MIGRATION_TABLES.sender_domains
+MessageEvents = _MIGRATION_TABLES.message_events

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
@@ -21,6 +21,8 @@ from leadmail.adapters.http.openapi import DOCUMENT, finish, openapi_config
 from leadmail.adapters.http.query_names import QueryNames
 from leadmail.adapters.http.suppressions import SuppressionController
 from leadmail.adapters.http.tracing import TracedLitestar
+from leadmail.adapters.http.webhooks.routes import WEBHOOKS, webhook_routes
+from leadmail.adapters.http.webhooks.signatures import Verifier
 from leadmail.services.registry import Services
 
 C = TypeVar("C", bound=Controller)
@@ -48,11 +50,15 @@ def build_app(
     providers: Sequence[str] = (),
     lifespan: Sequence[Callable[[Litestar], AbstractAsyncContextManager[None]]] = (),
     debug: bool = False,
+    webhooks: Mapping[str, Verifier] | None = None,
 ) -> Litestar:
     """``sender_required``: no default sender is configured (the document then says a
     send must name its ``from``). ``providers``: every name a message's ``provider`` can
-    hold (the document lists them; none: any text)."""
-    authenticate = BearerKeyAuth(services.keys, exclude_prefixes=(DOCUMENT,))
+    hold (the document lists them; none: any text). ``webhooks``: the providers whose
+    webhooks are taken, with the check of each one's proof (webhook_verifiers)."""
+    # The providers' webhooks carry their own proof instead of a key.
+    unkeyed = (DOCUMENT, WEBHOOKS)
+    authenticate = BearerKeyAuth(services.keys, exclude_prefixes=unkeyed)
     query_names = QueryNames()
 
     async def before_request(request: Request[Any, Any, Any]) -> None:
@@ -78,6 +84,7 @@ def build_app(
             ),
             bound_controller(CampaignController, campaigns=services.campaigns),
             bound_controller(SuppressionController, suppressions=services.suppressions),
+            *webhook_routes(services.provider_events, webhooks or {}),
         ],
         before_request=before_request,
         exception_handlers=EXCEPTION_HANDLERS,
@@ -89,7 +96,7 @@ def build_app(
         debug=debug,
         logging_config=None,
     )
-    query_names.learn(app, skip_prefixes=(DOCUMENT,))
+    query_names.learn(app, skip_prefixes=unkeyed)
     # Built once here (the plugin keeps it), and finished before it is first served.
     finish(
         app.plugins.get(OpenAPIPlugin).provide_openapi(),

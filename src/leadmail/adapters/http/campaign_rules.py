@@ -13,6 +13,7 @@ from leadmail.adapters.http.campaign_schemas import CampaignIn
 from leadmail.adapters.http.rules import (
     ADDRESS,
     LEAD_FIELDS,
+    REPLY_TO_TEXT,
     TAG,
     TEMPLATE_FIELDS,
     apply_rule,
@@ -110,4 +111,6 @@ def state_campaign_rules(components: dict[str, Any], *, sender_required: bool) -
         for schema in (prop.one_of or [prop]) if isinstance(prop, Schema) else ():
             if isinstance(schema, Schema) and schema.type == OpenAPIType.STRING:
                 apply_rule(schema, rule)
+                if name == "reply_to":
+                    schema.description = REPLY_TO_TEXT
     state_sender(body, sender_required=sender_required)

@@ -44,7 +44,10 @@ CREATE_TEXT = (
     " at once), or stays `draft` until startCampaign. Refused, with nothing stored: an"
     " unknown template (404), an audience matching no lead (422 `AUDIENCE_EMPTY`), a"
     " template variable that neither `variables` nor any lead of the audience can supply"
-    " (422 naming `variables.<name>`). A lead without such a variable is `skipped`."
+    " (422 naming `variables.<name>`), a `from` or `reply_to` the account may not use (403"
+    " `SENDER_NOT_ALLOWED`: outside its sender domains, or, for an account with none, a"
+    " `from` outside the service's allowed domains), a display name holding `@` (422"
+    " naming the field). A lead without such a variable is `skipped`."
 )
 ACTION_TEXT = (
     "Statuses an action applies to: start (draft), pause (scheduled or running), resume"
@@ -125,7 +128,9 @@ class CampaignController(DiscoverableController):
         description="The checks of createCampaign again, then the audience is frozen. "
         + ACTION_TEXT,
         operation_id="startCampaign",
-        responses=error_responses(*_STATE, TemplateNotFound, AudienceEmpty, ValidationFailed),
+        responses=error_responses(
+            *_STATE, TemplateNotFound, AudienceEmpty, ValidationFailed, SenderNotAllowed
+        ),
     )
     async def start_campaign(
         self, request: AuthedRequest, campaign_id: CampaignId

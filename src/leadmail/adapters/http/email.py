@@ -203,6 +203,11 @@ class EmailController(DiscoverableController):
     @get(
         "/messages/{message_id:str}",
         summary="Get a message: what became of it",
+        description=(
+            "The message, and in `events` what its provider reported of it since (delivered,"
+            " deferred, bounced hard or soft, complained, opened, clicked), oldest first."
+            " `status` moves sent -> delivered -> bounced -> complained, never backwards."
+        ),
         operation_id="getMessage",
         responses=error_responses(MessageNotFound),
     )
@@ -211,8 +216,8 @@ class EmailController(DiscoverableController):
         request: AuthedRequest,
         message_id: MessageId,
     ) -> MessageEnvelope:
-        message = await self.messages.get(request.user.account_id, message_id)
-        return MessageEnvelope.of("Message retrieved", MessageOut.of(message))
+        message, events = await self.messages.get_with_events(request.user.account_id, message_id)
+        return MessageEnvelope.of("Message retrieved", MessageOut.of(message, events))
 
     async def _templates(self) -> Response[TemplateListEnvelope]:
         templates = await self.templates.list()

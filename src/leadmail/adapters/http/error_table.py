@@ -48,7 +48,9 @@ BY_CLASS: dict[type[LeadmailError], ErrorKind] = {
         (Unauthorized, 401, "Authentication failed",
          "`Authorization` missing, not `Bearer`, or the key is malformed, unknown or revoked"),
         (SenderNotAllowed, 403, "Sender not allowed",
-         "the `from` domain is not one this service may send for"),
+         "a `from` or `reply_to` domain is not one of the account's sender domains, or,"
+         " for an account with none, a `from` domain is not in the service's allowed"
+         " domains"),
         (LeadNotFound, 404, "Lead not found", "no such lead in your account"),
         (TemplateNotFound, 404, "Template not found", "no template with that id; nothing was sent"),
         (MessageNotFound, 404, "Message not found", "no such message in your account"),

@@ -39,6 +39,7 @@ from leadmail.adapters.http.error_table import (
 )
 from leadmail.adapters.http.schemas import MessageOut, MessagesOut
 from leadmail.adapters.http.tracing import request_id_of
+from leadmail.adapters.http.webhooks.signatures import WebhookNotVerified
 from leadmail.domain.errors import LeadmailError, Unauthorized, ValidationFailed
 from leadmail.domain.leads import READ_ONLY_FIELDS
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
@@ -76,6 +77,9 @@ def answer_to(exc: LeadmailError) -> Response[Failure] | None:
         data = ValidationErrors([FieldErrorOut(e.field, e.message) for e in exc.errors])
     elif isinstance(exc, DuplicateLead):
         data = ExistingLead(exc.existing_lead_id)
+    elif isinstance(exc, WebhookNotVerified):
+        # The provider's proof, not a key: say which scheme, if there is one to say.
+        headers = {"WWW-Authenticate": exc.challenge} if exc.challenge else None
     elif isinstance(exc, Unauthorized):
         headers = BEARER_CHALLENGE
     elif isinstance(exc, StorageUnavailable):

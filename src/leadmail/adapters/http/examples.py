@@ -81,7 +81,9 @@ SUCCESSES: dict[str, msgspec.Struct | str] = {
         "Email sent to 2 recipients",
         MessagesOut([MessageOut.of(m) for m in samples.SENT_FROM_TEMPLATE]),
     ),
-    "getMessage": envelopes.MessageEnvelope.of("Message retrieved", MessageOut.of(samples.SENT)),
+    "getMessage": envelopes.MessageEnvelope.of(
+        "Message retrieved", MessageOut.of(samples.DELIVERED, samples.DELIVERED_EVENTS)
+    ),
     "listLeads": envelopes.LeadPageEnvelope.of(
         "Leads retrieved",
         LeadPageOut.of(

@@ -81,6 +81,19 @@ ADDRESS = {
 # sender (services/addressing.py).
 BLANK = {"pattern": f"^[{SPACE}]*$"}
 BLANK_SENDER_TEXT = "Blank (empty, or only spaces), as null or no `from`: the default sender"
+# The sender rules (services/sender_rules.py, domain/email.py's parse_sender), in words.
+_NO_AT_IN_NAME = (
+    "An address; `Name <address>` is taken too, but a name holding `@` is refused (422)."
+)
+SENDER_TEXT = (
+    f"{_NO_AT_IN_NAME} Its domain must be one of the account's sender domains when it has"
+    " any, else one of the service's allowed domains when they are set (403"
+    " `SENDER_NOT_ALLOWED`)."
+)
+REPLY_TO_TEXT = (
+    f"{_NO_AT_IN_NAME} Its domain must be one of the account's sender domains when it has"
+    " any (403 `SENDER_NOT_ALLOWED`)."
+)
 
 LEAD_FIELDS: dict[str, dict[str, Any]] = {
     "name": {"minLength": 1, **_one_line(_trimmed_line(MAX_NAME, required=True))},
@@ -235,7 +248,7 @@ def state_sender(body: Schema, *, sender_required: bool) -> None:
     """A body's ``from``: an address, required when no default sender is configured; else
     an address, or blank or null for the default sender."""
     assert body.properties is not None
-    sender = Schema(type=OpenAPIType.STRING)
+    sender = Schema(type=OpenAPIType.STRING, description=SENDER_TEXT)
     apply_rule(sender, ADDRESS)
     if sender_required:
         body.properties["from"] = sender

@@ -12,6 +12,7 @@ from leadmail.domain.email import Message, MessageStatus
 from leadmail.domain.errors import LeadmailError
 from leadmail.domain.lead_imports import ImportMode, ImportStatus, LeadImport, RowError
 from leadmail.domain.leads import Lead
+from leadmail.domain.message_events import EventType, MessageEvent
 from leadmail.domain.suppressions import Suppression, SuppressionReason
 from leadmail.domain.templates import Template
 from leadmail.services.results import SendResult
@@ -113,6 +114,19 @@ def message(
 
 
 SENT = message("ada@example.com", MessageStatus.SENT)
+# SENT as its provider's webhooks told of it later: delivered, then opened.
+_DELIVERED_AT = AT + timedelta(seconds=4, milliseconds=210)
+DELIVERED = replace(SENT, status=MessageStatus.DELIVERED, updated_at=_DELIVERED_AT)
+DELIVERED_EVENTS = [
+    MessageEvent(
+        SENT.message_id, ACCOUNT, "resend", "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W",
+        EventType.DELIVERED, None, _DELIVERED_AT, "",
+    ),
+    MessageEvent(
+        SENT.message_id, ACCOUNT, "resend", "msg_2KWPBkYqvBFP7mMZJ4VjVaV3TOu",
+        EventType.OPENED, None, AT + timedelta(minutes=12, milliseconds=37), "",
+    ),
+]  # fmt: skip
 SENT_FROM_TEMPLATE = [
     message("ada@example.com", MessageStatus.SENT, template=True, number=1),
     message("grace@example.com", MessageStatus.SENT, template=True, number=2),

@@ -3,6 +3,7 @@ The envelopes around them are in envelopes.py."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -13,6 +14,7 @@ from leadmail.domain.email import MESSAGE_ID, Message, MessageStatus
 from leadmail.domain.lead_imports import IMPORT_ID
 from leadmail.domain.lead_listing import LeadPage
 from leadmail.domain.leads import LEAD_ID, Lead
+from leadmail.domain.message_events import Bounce, EventType, MessageEvent
 from leadmail.domain.templates import TEMPLATE_ID, Template
 
 # The ids in answers, each with the domain's rule for its kind, stated in the document.
@@ -158,6 +160,19 @@ class SendTemplateIn(msgspec.Struct, forbid_unknown_fields=True):
     list_unsubscribe: ListUnsubscribe = False
 
 
+class MessageEventOut(msgspec.Struct):
+    """What the provider reported of the message (its webhooks); ``bounce`` for a bounce."""
+
+    type: EventType
+    bounce: Bounce | None
+    at: str
+    detail: str
+
+    @classmethod
+    def of(cls, event: MessageEvent) -> MessageEventOut:
+        return cls(event.type, event.bounce, to_iso(event.at), event.detail)
+
+
 class MessageOut(msgspec.Struct):
     id: MessageId
     status: MessageStatus
@@ -171,9 +186,12 @@ class MessageOut(msgspec.Struct):
     last_error: str
     created_at: str
     updated_at: str
+    # The provider's events since, oldest first (GET /api/v1/email/messages/{id}; a send's
+    # answer has none yet).
+    events: list[MessageEventOut]
 
     @classmethod
-    def of(cls, message: Message) -> MessageOut:
+    def of(cls, message: Message, events: Sequence[MessageEvent] = ()) -> MessageOut:
         return cls(
             id=message.message_id,
             status=message.status,
@@ -187,6 +205,7 @@ class MessageOut(msgspec.Struct):
             last_error=message.last_error,
             created_at=to_iso(message.created_at),
             updated_at=to_iso(message.updated_at),
+            events=[MessageEventOut.of(e) for e in events],
         )
 
 

@@ -125,7 +125,7 @@ class SuppressionController(DiscoverableController):
             " no address at all: 404 `SUPPRESSION_NOT_FOUND`."
         ),
         operation_id="removeSuppression",
-        responses=error_responses(SuppressionNotFound),
+        responses=error_responses(SuppressionNotFound, ValidationFailed),
     )
     async def remove_suppression(
         self, request: AuthedRequest, email: Email

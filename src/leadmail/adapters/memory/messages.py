@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from leadmail.domain.email import Message
@@ -60,3 +60,11 @@ class MemoryMessageRepository(MessageRepository):
     async def get_many(self, account_id: str, message_ids: Sequence[str]) -> list[Message]:
         found = (self._records.get(message_id) for message_id in message_ids)
         return [r for r in found if r is not None and r.account_id == account_id]
+
+    def stored(self) -> Iterator[Message]:
+        """Every message, in the order stored (for the memory event store)."""
+        return iter(self._records.values())
+
+    def replace(self, message: Message) -> None:
+        """Put ``message`` in the place of the stored one with its id."""
+        self._records[message.message_id] = message

@@ -1,0 +1,1 @@
+"""The providers' webhooks: their proofs (signatures.py) and their routes (routes.py)."""
