@@ -79,6 +79,8 @@ async def test_the_list_filters_by_reason(api: Api) -> None:
         ({"limit": 0}, "limit"),
         ({"limit": 101}, "limit"),
         ({"cursor": "not a cursor"}, "cursor"),
+        ({"cursor": "1.zz"}, "cursor"),  # a cursor's shape, not its digits
+        ({"cursor": "1784000000000000.ld_0123456789"}, "cursor"),  # a lead listing's
         ({"reason": "spam"}, "reason"),
         ({"reason": ["bounced", "manual"]}, "reason"),
     ],
@@ -105,6 +107,19 @@ async def test_bad_entries_are_refused_with_nothing_stored(
     assert_invalid(await api.client.post(SUPPRESSIONS, json=body, headers=api.auth), field)
     listed = assert_ok(await api.client.get(SUPPRESSIONS, headers=api.auth))["data"]
     assert listed["items"] == []
+
+
+@pytest.mark.parametrize("reason", ["bounced", "complained", "unsubscribed"])
+async def test_a_reason_the_service_adds_itself_is_refused_saying_so(api: Api, reason: str) -> None:
+    sent = {"email": "ada@example.com", "reason": reason}
+
+    body = assert_invalid(
+        await api.client.post(SUPPRESSIONS, json=sent, headers=api.auth), "reason"
+    )
+
+    [error] = body["data"]["errors"]
+    assert error["message"].startswith("must be `manual`")
+    assert "added by the service itself" in error["message"]
 
 
 async def test_an_address_is_removed_once(api: Api) -> None:

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from leadmail.domain.suppressions import (
+    Added,
     Suppression,
     SuppressionCheck,
     SuppressionReason,
@@ -29,7 +30,7 @@ class TestSuppressionRepositoryContract:
         account = await storage.new_account()
         ada = entry(account, "Ada <Ada@Example.COM>", R.BOUNCED, message_id="msg_1")
 
-        assert await storage.suppressions.add(ada) == ada
+        assert await storage.suppressions.add(ada) == Added(ada, written=True)
 
         assert ada.email == "ada@example.com"
         stored = await storage.suppressions.get(account, address_digest("ada@example.com"))
@@ -68,11 +69,25 @@ class TestSuppressionRepositoryContract:
         account = await storage.new_account()
         await storage.suppressions.add(entry(account, "ada@example.com", first, at=1))
 
-        held = await storage.suppressions.add(entry(account, "ADA@example.com", then, at=2))
+        added = await storage.suppressions.add(entry(account, "ADA@example.com", then, at=2))
 
+        held = added.entry
         assert held.reason is kept
         assert held.created_at == moment(1 if kept is first else 2)
+        assert added.written is (kept is then)
         assert [e.reason for e in await storage.suppressions.list(account, 10)] == [kept]
+
+    async def test_an_add_equal_to_the_stored_entry_says_it_wrote_nothing(
+        self, storage: Storage
+    ) -> None:
+        # The same address, reason and moment (two adds in one millisecond) is no new entry.
+        account = await storage.new_account()
+        ada = entry(account, "ada@example.com")
+
+        first, again = await storage.suppressions.add(ada), await storage.suppressions.add(ada)
+
+        assert first == Added(ada, written=True)
+        assert again == Added(ada, written=False)
 
     async def test_adds_at_once_for_one_address_leave_one_entry(self, storage: Storage) -> None:
         account = await storage.new_account()
@@ -84,6 +99,27 @@ class TestSuppressionRepositoryContract:
 
         [held] = await storage.suppressions.list(account, 10)
         assert held.reason.binding
+
+    async def test_adds_racing_removes_each_answer_the_entry(self, storage: Storage) -> None:
+        # An add reads the stored entry back when it does not replace it: a removal between
+        # the two is no failure (a webhook's bounce beside a client's DELETE).
+        account = await storage.new_account()
+        ada = entry(account, "ada@example.com", R.BOUNCED)
+        await storage.suppressions.add(ada)
+
+        answers = await asyncio.gather(
+            *(
+                storage.suppressions.add(ada)
+                if n % 2
+                else storage.suppressions.remove(account, ada.digest)
+                for n in range(40)
+            )
+        )
+
+        adds = answers[1::2]
+        assert adds == [Added(ada, written=a.written) for a in adds if isinstance(a, Added)]
+        assert len(adds) == 20
+        assert await storage.suppressions.list(account, 10) in ([], [ada])
 
     async def test_the_list_is_newest_first_a_page_at_a_time_by_reason(
         self, storage: Storage

@@ -78,6 +78,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_26t20_13_31_053172_message_events as message_events,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_26t20_41_00_000000_suppressions_by_reason as suppressions_by_reason,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -99,8 +102,8 @@ ATTEMPT_MIGRATIONS = [import_attempts.ID]
 LIMITER_MIGRATIONS = [rate_limits.ID]
 # An account's sender domains (the table and its unique index, in one migration).
 SENDER_MIGRATIONS = [sender_domains.ID]
-# An account's suppression list (the table and its indexes, in one migration).
-SUPPRESSION_MIGRATIONS = [suppressions.ID]
+# An account's suppression list (the table and its indexes; the listing of one reason).
+SUPPRESSION_MIGRATIONS = [suppressions.ID, suppressions_by_reason.ID]
 # The providers' events of messages (a table, its indexes, messages by provider id).
 EVENT_MIGRATIONS = [message_events.ID]
 # From the mail tables on: messages, templates, claims and what came after them.

@@ -13,6 +13,7 @@ one-way form, not a secret one (an address guessed can be checked against it).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -149,6 +150,16 @@ class Suppression:
         return self.reason.binding or not transactional
 
 
+@dataclass(frozen=True, slots=True)
+class Added:
+    """What adding an entry left: the entry now stored, and whether this add wrote it (a
+    new entry, or one replacing an entry whose reason it outranks) rather than finding one
+    that stays. (Not told by comparing entries: two adds in one millisecond are equal.)"""
+
+    entry: Suppression
+    written: bool
+
+
 # A page's cursor is the leads' (domain/lead_listing.py): <microseconds since 1970>.<id>,
 # the id the first 40 hex digits of the last entry's digest. As a position it falls just
 # before that digest (a prefix sorts first), so the page after it starts with the next
@@ -161,8 +172,15 @@ def encode_cursor(entry: Suppression) -> str:
     return PageCursor(entry.created_at, hexes).encode()
 
 
+# A lead listing's cursor has that shape too (lead_listing.CURSOR); this one is narrower.
+CURSOR = re.compile(f"^[0-9]{{1,17}}\\.[0-9a-f]{{{CURSOR_DIGITS}}}$")
+MAX_CURSOR_LENGTH = 17 + 1 + CURSOR_DIGITS
+
+
 def decode_cursor(token: str) -> tuple[datetime, str]:
     """The (created_at, digest) position a cursor names; ValidationFailed naming
-    ``cursor`` for a text not of a cursor's shape."""
+    ``cursor`` for a text not of a cursor's shape (a lead listing's cursor included)."""
+    if CURSOR.fullmatch(token) is None:
+        raise ValidationFailed.one("cursor", "is not a cursor this service issued")
     position = PageCursor.decode(token)
     return position.created_at, DIGEST_PREFIX + position.lead_id

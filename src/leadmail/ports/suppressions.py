@@ -6,18 +6,18 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from leadmail.domain.suppressions import Suppression, SuppressionReason
+from leadmail.domain.suppressions import Added, Suppression, SuppressionReason
 
 
 class SuppressionRepository(Protocol):
     """Each account's entries, one per digest. Raises StorageUnavailable when the store
     cannot be reached."""
 
-    async def add(self, entry: Suppression) -> Suppression:
+    async def add(self, entry: Suppression) -> Added:
         """Store ``entry`` unless the account has one for its digest already; an existing
         entry is replaced only when ``entry.reason`` outranks its reason (a bounce over a
-        manual entry). Returns the entry now stored. Two adds at once for one address
-        leave one entry."""
+        manual entry). Returns the entry now stored and whether this add wrote it. Two adds
+        at once for one address leave one entry."""
         ...
 
     async def find(self, account_id: str, digests: Sequence[str]) -> list[Suppression]:

@@ -11,6 +11,7 @@ from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_listing import MAX_PAGE_SIZE
 from leadmail.domain.suppressions import (
     CLIENT_REASONS,
+    Added,
     Suppression,
     SuppressionNotFound,
     SuppressionReason,
@@ -31,12 +32,6 @@ CLIENT_ONLY_MANUAL = (
 class SuppressionPage:
     items: list[Suppression]
     next_cursor: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Added:
-    entry: Suppression
-    created: bool  # False: the address was on the list already (the entry as it stands)
 
 
 class SuppressionList:
@@ -64,15 +59,14 @@ class SuppressionList:
     async def add(
         self, account_id: str, email: str, reason: SuppressionReason = SuppressionReason.MANUAL
     ) -> Added:
-        """A client's entry: only ``manual`` (ValidationFailed naming ``reason`` else)."""
+        """A client's entry: only ``manual`` (ValidationFailed naming ``reason`` else).
+        ``written`` is False when the address was on the list already (the entry as it
+        stands: a manual entry replaces none)."""
         if reason not in CLIENT_REASONS:
             raise ValidationFailed.one("reason", CLIENT_ONLY_MANUAL)
         address = suppression_address(email)
         entry = Suppression.of(account_id, address, reason, self._clock())
-        there = await self._suppressions.get(account_id, entry.digest)
-        if there is not None and not entry.reason.outranks(there.reason):
-            return Added(there, created=False)
-        return Added(await self._suppressions.add(entry), created=True)
+        return await self._suppressions.add(entry)
 
     async def record(
         self,
@@ -95,7 +89,7 @@ class SuppressionList:
             message_id=message_id,
             campaign_id=campaign_id,
         )
-        return await self._suppressions.add(entry)
+        return (await self._suppressions.add(entry)).entry
 
     async def remove(self, account_id: str, email: str) -> None:
         """Take ``email`` off the list; SuppressionNotFound when it is not on it (an

@@ -11,26 +11,28 @@ from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.errors import refused, translate_errors
 from leadmail.adapters.db.statements import Mapped
 from leadmail.adapters.db.tables import Suppressions
-from leadmail.domain.suppressions import Suppression, SuppressionReason
+from leadmail.domain.suppressions import Added, Suppression, SuppressionReason
 from leadmail.ports.suppressions import SuppressionRepository
 
 SUPPRESSIONS = Mapped(Suppressions, Suppression)
 _WRITTEN = ("account_id", "digest", "email", "reason", "created_at", "message_id", "campaign_id")
 BINDING = ", ".join(f"'{r}'" for r in SuppressionReason if r.binding)
 _NOT_BINDING = ", ".join(f"'{r}'" for r in SuppressionReason if not r.binding)
+SUPPRESSION_COLUMNS = ", ".join(f'"{c}"' for c in SUPPRESSIONS.columns)
 # One entry per address: a new one is kept unless one is there, which it replaces only when
-# its reason outranks the stored one's (SuppressionReason.outranks).
+# its reason outranks the stored one's (SuppressionReason.outranks). The row comes back
+# when it was written; a stored entry that stays is read by _GET.
 _ADD = SUPPRESSIONS.statement(
     f'INSERT INTO "suppressions" ({", ".join(_WRITTEN)})'
     f" VALUES ({', '.join('%s' for _ in _WRITTEN)})"
     ' ON CONFLICT ("account_id", "digest") DO UPDATE SET "email" = excluded."email",'
     ' "reason" = excluded."reason", "created_at" = excluded."created_at",'
     ' "message_id" = excluded."message_id", "campaign_id" = excluded."campaign_id"'
-    f' WHERE "suppressions"."reason" IN ({_NOT_BINDING}) AND excluded."reason" IN ({BINDING})',
+    f' WHERE "suppressions"."reason" IN ({_NOT_BINDING}) AND excluded."reason" IN ({BINDING})'
+    f" RETURNING {SUPPRESSION_COLUMNS}",
     _WRITTEN,
 )
 _GET = SUPPRESSIONS.select("account_id", "digest")
-SUPPRESSION_COLUMNS = ", ".join(f'"{c}"' for c in SUPPRESSIONS.columns)
 _FIND_POSTGRES = SUPPRESSIONS.statement(
     f'SELECT {SUPPRESSION_COLUMNS} FROM "suppressions"'
     ' WHERE "account_id" = %s AND "digest" = ANY(%s)'
@@ -51,12 +53,17 @@ class PiccoloSuppressionRepository(SuppressionRepository):
         self._db = database
         self._t = database.tables.suppressions
 
-    async def add(self, entry: Suppression) -> Suppression:
+    async def add(self, entry: Suppression) -> Added:
         with refused():
-            await self._db.execute(_ADD, *_ADD.args(entry))
-            row = await self._db.fetchrow(_GET, entry.account_id, entry.digest)
-        assert row is not None  # written just now, and never removed but by a client
-        return SUPPRESSIONS.from_row(row)
+            while True:
+                row = await self._db.fetchrow(_ADD, *_ADD.args(entry))
+                if row is not None:
+                    return Added(SUPPRESSIONS.from_row(row), written=True)
+                # One was there, and stays.
+                row = await self._db.fetchrow(_GET, entry.account_id, entry.digest)
+                if row is not None:
+                    return Added(SUPPRESSIONS.from_row(row), written=False)
+                # A client removed it between the two statements: add again, as after it.
 
     async def find(self, account_id: str, digests: Sequence[str]) -> list[Suppression]:
         if not digests:
@@ -90,7 +97,11 @@ class PiccoloSuppressionRepository(SuppressionRepository):
             where &= t.reason == reason.value
         if after is not None:
             at, digest = after
-            where &= (t.created_at < at) | ((t.created_at == at) & (t.digest < digest))
+            # created_at <= at as well: where the index walk starts (the rest alone is
+            # a filter, over every newer entry of the account).
+            where &= (t.created_at <= at) & (
+                (t.created_at < at) | ((t.created_at == at) & (t.digest < digest))
+            )
         with refused(), translate_errors():
             rows = (
                 await t.select()

@@ -202,7 +202,8 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
 
     class Suppressions(Table, tablename="suppressions", db=engine):
         # One per address and account: (account_id, digest) is unique through an index the
-        # migration creates, as is the newest-first listing (account_id, created_at, digest).
+        # migration creates, as is the newest-first listing (account_id, created_at, digest),
+        # and a later one the listing of one reason (account_id, reason, created_at, digest).
         suppression_id = BigSerial(primary_key=True)
         account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
         digest = Varchar(length=71)  # domain/suppressions.address_digest

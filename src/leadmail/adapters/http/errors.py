@@ -44,6 +44,7 @@ from leadmail.domain.errors import LeadmailError, Unauthorized, ValidationFailed
 from leadmail.domain.leads import READ_ONLY_FIELDS
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
 from leadmail.services.results import DeliveryFailed, DeliveryUnavailable, SendResult
+from leadmail.services.suppressions import CLIENT_ONLY_MANUAL
 
 log = structlog.get_logger("leadmail.http")
 
@@ -105,10 +106,13 @@ def _delivery_data(result: SendResult) -> MessageOut | MessagesOut:
 
 
 _FIELD_IN_MESSAGE = re.compile(r"field `([^`]+)`")
+# Why a value the document leaves out is refused, where its type alone cannot say it:
+# (operation id, body field) -> the text that replaces msgspec's "Invalid enum value".
+REFUSED_VALUES = {("addSuppression", "reason"): CLIENT_ONLY_MANUAL}
 _AT_PATH = re.compile(r" - at `\$(?:\.data)?\.?([^`]*)`$")
 
 
-def _validation_failure(exc: ValidationException) -> Response[Any]:
+def _validation_failure(exc: ValidationException, operation: object) -> Response[Any]:
     cause = exc.__cause__
     extra = exc.extra if isinstance(exc.extra, list) else []
     detail = extra[0] if extra and isinstance(extra[0], dict) else {}
@@ -134,6 +138,8 @@ def _validation_failure(exc: ValidationException) -> Response[Any]:
             )
         elif text.startswith("Object missing required field"):
             text = "is required"
+        elif text.startswith("Invalid enum value"):
+            text = REFUSED_VALUES.get((str(operation), field), text)
     failure = ValidationFailed.one(field, text)
     return envelope(
         BY_CLASS[ValidationFailed],
@@ -144,7 +150,8 @@ def _validation_failure(exc: ValidationException) -> Response[Any]:
 
 def handle_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     if isinstance(exc, ValidationException):
-        return _validation_failure(exc)
+        handler = request.scope.get("route_handler")
+        return _validation_failure(exc, getattr(handler, "operation_id", None))
     if isinstance(exc.__cause__, SerializationException) or "JSON is malformed" in exc.detail:
         return envelope(MALFORMED_JSON, exc.detail)
     if isinstance(exc, NotFoundException):

@@ -11,6 +11,8 @@ from litestar.openapi.spec import Parameter, Schema
 from leadmail.adapters.http.rules import SPACE, TAG_EDGE, TAGS, apply_rule
 from leadmail.domain.idempotency import MAX_KEY_LENGTH
 from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
+from leadmail.domain.suppressions import CURSOR as SUPPRESSION_CURSOR
+from leadmail.domain.suppressions import MAX_CURSOR_LENGTH as MAX_SUPPRESSION_CURSOR
 from leadmail.domain.tags import MAX_TAG
 from leadmail.services.campaigns import RECIPIENT_CURSOR
 
@@ -41,6 +43,11 @@ OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("listLeadImportErrors", "cursor"): {"maxLength": 9, "pattern": r"^[0-9]{1,9}$"},
     # A page of a campaign's recipients: after this lead id.
     ("listCampaignRecipients", "cursor"): {"maxLength": 40, "pattern": RECIPIENT_CURSOR.pattern},
+    # A page of the suppression list: after this time and digest.
+    ("listSuppressions", "cursor"): {
+        "maxLength": MAX_SUPPRESSION_CURSOR,
+        "pattern": SUPPRESSION_CURSOR.pattern,
+    },
 }
 
 

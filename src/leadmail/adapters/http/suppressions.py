@@ -27,10 +27,10 @@ from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.keys import Principal
 from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from leadmail.domain.suppressions import SuppressionNotFound, SuppressionReason
+from leadmail.domain.text import NOT_IN_A_LINE
 from leadmail.services.suppressions import SuppressionList
 
 AuthedRequest = Request[Principal, Any, Any]
-NO_CONTROL = r"^[^\x00-\x1f\x7f]+$"
 Limit = Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)]
 LIST_TEXT = (
     "Newest first. Cursor pagination: pass `next_cursor` back as `cursor`. `limit` is 1-100;"
@@ -47,7 +47,8 @@ Email = Annotated[
         description="The address, URL-encoded (`ada%40example.com`)",
         min_length=1,
         max_length=MAX_EMAIL_LENGTH,
-        pattern=NO_CONTROL,  # a NUL or a line break is never an address: 422 naming it
+        # One line, as every address is (a NUL among it is 422 naming it, as in an id).
+        pattern=f"^[^{NOT_IN_A_LINE}\\t]+$",
     ),
 ]
 Reason = Annotated[
@@ -75,7 +76,13 @@ class SuppressionController(DiscoverableController):
         request: AuthedRequest,
         limit: Limit = DEFAULT_PAGE_SIZE,
         cursor: Annotated[
-            str | None, Parameter(description="`next_cursor` of the previous page, as it came")
+            str | None,
+            Parameter(
+                description=(
+                    "`next_cursor` of the previous page, as it came: a position,"
+                    " `<microseconds since 1970>.<40 hex digits>`, after which the page starts"
+                )
+            ),
         ] = None,
         reason: Reason = None,
     ) -> SuppressionPageEnvelope:
@@ -103,10 +110,10 @@ class SuppressionController(DiscoverableController):
         added = await self.suppressions.add(
             request.user.account_id, data.email, SuppressionReason(data.reason)
         )
-        message = "Suppression added" if added.created else "Already suppressed"
+        message = "Suppression added" if added.written else "Already suppressed"
         return Response(
             SuppressionEnvelope.of(message, SuppressionOut.of(added.entry)),
-            status_code=201 if added.created else 200,
+            status_code=201 if added.written else 200,
         )
 
     @delete(

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from leadmail.domain.suppressions import Suppression, SuppressionReason
+from leadmail.domain.suppressions import Added, Suppression, SuppressionReason
 from leadmail.ports.suppressions import SuppressionRepository
 
 
@@ -12,12 +12,13 @@ class MemorySuppressionRepository(SuppressionRepository):
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], Suppression] = {}  # (account, digest)
 
-    async def add(self, entry: Suppression) -> Suppression:
+    async def add(self, entry: Suppression) -> Added:
         where = (entry.account_id, entry.digest)
         held = self._entries.get(where)
         if held is None or entry.reason.outranks(held.reason):
-            self._entries[where] = held = entry
-        return held
+            self._entries[where] = entry
+            return Added(entry, written=True)
+        return Added(held, written=False)
 
     async def find(self, account_id: str, digests: Sequence[str]) -> list[Suppression]:
         found = (self._entries.get((account_id, digest)) for digest in set(digests))
