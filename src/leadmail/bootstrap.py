@@ -216,6 +216,14 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         SenderPolicy(frozenset(settings.allowed_sender_domains)), adapters.sender_domains
     )
     policy = SendPolicy(adapters.suppressions, sender_rules)
+    suppression_list = SuppressionList(adapters.suppressions, clock)
+    unsubscribes = Unsubscribes(
+        settings.link_base(),
+        adapters.secrets,
+        suppression_list,
+        key=settings.secret_key.encode() if settings.secret_key else None,
+        clock=clock,
+    )
     outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, clock)
     addressing = Addressing(settings.email_default_from)
     templates = TemplateService(adapters.catalog, adapters.templates, clock)
@@ -225,23 +233,17 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
     )
-    runner = campaign_runner(adapters, settings, outgoing, policy, templates, campaigns, clock)
-    adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
-    suppression_list = SuppressionList(adapters.suppressions, clock)
-    unsubscribes = Unsubscribes(
-        settings.link_base(),
-        adapters.secrets,
-        suppression_list,
-        key=settings.secret_key.encode() if settings.secret_key else None,
-        clock=clock,
+    runner = campaign_runner(
+        adapters, settings, outgoing, policy, templates, campaigns, clock, unsubscribes
     )
+    adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
         templates=templates,
         messages=MessageService(adapters.messages, adapters.events),
-        send_email=SendEmail(addressing, outbox),
-        send_template_email=SendTemplateEmail(addressing, templates, outbox),
+        send_email=SendEmail(addressing, outbox, unsubscribes),
+        send_template_email=SendTemplateEmail(addressing, templates, outbox, unsubscribes),
         imports=imports,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
