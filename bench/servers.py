@@ -37,6 +37,10 @@ def child_env() -> dict[str, str]:
         Path(tempfile.gettempdir()) / f"leadmail-bench-pycache-{os.getuid()}"
     )
     env["PYTHONUNBUFFERED"] = "1"  # as in the service's image
+    # `serve` and `worker` on Postgres sign unsubscribe links with a key of their own, and
+    # a worker needs the links' base (nobody follows them here).
+    env["LEADMAIL_SECRET_KEY"] = "bench-unsubscribe-signing-key-0123456789"
+    env["LEADMAIL_PUBLIC_URL"] = "http://127.0.0.1:8000"
     return env
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from leadmail.adapters.db.campaign_recipients import PiccoloRecipientRepository
 from leadmail.adapters.db.campaigns import PiccoloCampaignRepository
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
+from leadmail.adapters.db.installation_secrets import PiccoloInstallationSecrets
 from leadmail.adapters.db.jobs import PgQueuerJobQueue
 from leadmail.adapters.db.key_cache import CachedApiKeyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
@@ -35,6 +36,7 @@ from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
+from leadmail.adapters.memory.installation_secrets import MemoryInstallationSecrets
 from leadmail.adapters.memory.jobs import InProcessJobQueue
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
@@ -54,6 +56,7 @@ from leadmail.domain.email import SenderPolicy
 from leadmail.logs import logs_written
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.idempotency import IdempotencyStore
+from leadmail.ports.installation_secrets import InstallationSecrets
 from leadmail.ports.keys import ApiKeyStore
 from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
@@ -83,6 +86,7 @@ from leadmail.services.sender_domains import SenderDomainService
 from leadmail.services.sender_rules import SenderRules
 from leadmail.services.suppressions import SuppressionList
 from leadmail.services.templates import TemplateService
+from leadmail.services.unsubscribes import Unsubscribes
 
 DEMO_ACCOUNT = "demo"
 log = structlog.get_logger("leadmail")
@@ -106,6 +110,8 @@ class Adapters:
     sender_domains: SenderDomainRepository
     events: MessageEventRepository  # what the providers' webhooks said of messages
     database: Database | None = None
+    # The unsubscribe links' key when LEADMAIL_SECRET_KEY is not set.
+    secrets: InstallationSecrets = field(default_factory=MemoryInstallationSecrets)
 
     @classmethod
     def in_memory(cls, provider: EmailProvider | None = None) -> Adapters:
@@ -168,6 +174,7 @@ class Adapters:
             sender_domains=PiccoloSenderDomainRepository(database),
             events=PiccoloMessageEventRepository(database),
             database=database,
+            secrets=PiccoloInstallationSecrets(database),
         )
 
     @contextlib.asynccontextmanager
@@ -209,6 +216,14 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         SenderPolicy(frozenset(settings.allowed_sender_domains)), adapters.sender_domains
     )
     policy = SendPolicy(adapters.suppressions, sender_rules)
+    suppression_list = SuppressionList(adapters.suppressions, clock)
+    unsubscribes = Unsubscribes(
+        settings.link_base(),
+        adapters.secrets,
+        suppression_list,
+        key=settings.secret_key.encode() if settings.secret_key else None,
+        clock=clock,
+    )
     outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, clock)
     addressing = Addressing(settings.email_default_from)
     templates = TemplateService(adapters.catalog, adapters.templates, clock)
@@ -218,16 +233,17 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
     )
-    runner = campaign_runner(adapters, settings, outgoing, policy, templates, campaigns, clock)
+    runner = campaign_runner(
+        adapters, settings, outgoing, policy, templates, campaigns, clock, unsubscribes
+    )
     adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
-    suppression_list = SuppressionList(adapters.suppressions, clock)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
         templates=templates,
         messages=MessageService(adapters.messages, adapters.events),
-        send_email=SendEmail(addressing, outbox),
-        send_template_email=SendTemplateEmail(addressing, templates, outbox),
+        send_email=SendEmail(addressing, outbox, unsubscribes),
+        send_template_email=SendTemplateEmail(addressing, templates, outbox, unsubscribes),
         imports=imports,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
@@ -236,6 +252,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         sender_rules=sender_rules,
         sender_domains=SenderDomainService(adapters.sender_domains, sender_rules, clock),
         provider_events=ProviderEventService(adapters.events, suppression_list, clock),
+        unsubscribes=unsubscribes,
     )
 
 
@@ -262,6 +279,8 @@ def create_app(
         async with adapters.opened(apply_migrations=settings.migrate_on_start):
             count = await services.templates.sync()
             log.info("templates_synced", templates=count)
+            # The links' key made (and kept) on the first start, not by the first send.
+            await services.unsubscribes.ready()
             if adapters.provider.name == "console":
                 log.warning(
                     "console_email_provider",

@@ -21,6 +21,7 @@ from leadmail.services.campaigns import CampaignService
 from leadmail.services.outgoing import Outgoing
 from leadmail.services.send_policy import SendPolicy
 from leadmail.services.templates import TemplateService
+from leadmail.services.unsubscribes import Unsubscribes
 
 # A campaign's batches at the provider at once, per process, where the provider takes
 # batches (one message per request: LEADMAIL_EMAIL_CONCURRENCY of them). Two keep one
@@ -61,6 +62,7 @@ def campaign_runner(
     templates: TemplateService,
     campaigns: CampaignService,
     clock: Clock,
+    links: Unsubscribes,
 ) -> CampaignRunner:
     """CAMPAIGN_JOB's handler (services/campaign_runner.py), sending through ``outgoing``,
     the pipeline API sends take too."""
@@ -68,7 +70,7 @@ def campaign_runner(
     chosen = campaign_settings(settings, provider)
     batches = CampaignBatches(
         parts.recipients, parts.leads, parts.messages, outgoing, policy, parts.limiter,
-        email_lane(provider.name), chosen, clock,
+        email_lane(provider.name), chosen, clock, links,
     )  # fmt: skip
     return CampaignRunner(
         parts.campaigns, parts.recipients, templates, batches, chosen, clock, outgoing.timer,

@@ -24,6 +24,7 @@ from leadmail.adapters.mail.providers import (
     max_batch_of,
 )
 from leadmail.domain.pacing import MAX_WINDOW_SECONDS, EmailPacing, windows_for
+from leadmail.domain.unsubscribe import MIN_KEY_BYTES
 from leadmail.services.outgoing import DEFAULT_CONCURRENCY
 
 LogFormat = Literal["json", "console"]
@@ -72,6 +73,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     sendgrid_webhook_public_key: str = ""  # base64 DER of an ECDSA P-256 key
     mailgun_webhook_signing_key: str = ""
     postmark_webhook_auth: str = ""  # user:password, as in the webhook's URL
+    # Signs unsubscribe links (>= 32 bytes); empty: a key kept in the database (SQLite,
+    # and code that builds the app itself; `serve` and `worker` on Postgres require one).
+    secret_key: str = ""
+    public_url: str = ""  # the base of public links; empty: where `serve` listens
 
     def __repr__(self) -> str:
         # Settings reach logs and tracebacks: never with the provider key or the DSN.
@@ -80,6 +85,35 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite:")
+
+    def link_base(self) -> str:
+        """The base of public links: LEADMAIL_PUBLIC_URL, else the address the server
+        listens on (a loopback one when it listens on every interface)."""
+        if self.public_url:
+            return self.public_url
+        host = self.host
+        if host in ("0.0.0.0", "::", ""):  # noqa: S104 (every interface: name one)
+            host = "127.0.0.1"
+        elif ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
+
+    def require_for(self, command: Literal["serve", "worker"]) -> None:
+        """ConfigError naming the setting ``command`` cannot start without: on Postgres,
+        LEADMAIL_SECRET_KEY (every process must sign links alike, with a key kept out of
+        the database), and for a worker LEADMAIL_PUBLIC_URL (it listens nowhere)."""
+        if self.is_sqlite:
+            return
+        if not self.secret_key:
+            raise ConfigError(
+                f"LEADMAIL_SECRET_KEY is required on Postgres for `leadmail {command}`"
+                f" (at least {MIN_KEY_BYTES} bytes; it signs unsubscribe links)"
+            )
+        if command == "worker" and not self.public_url:
+            raise ConfigError(
+                "LEADMAIL_PUBLIC_URL is required on Postgres for `leadmail worker`"
+                " (the base of unsubscribe links; a worker listens on no address)"
+            )
 
     def email_pacing(self) -> EmailPacing:
         """The rate and batch size campaigns send at: as set, else the provider's own."""
@@ -214,7 +248,22 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             templates_dir=text("TEMPLATES_DIR", ""),
             key_cache_seconds=number("KEY_CACHE_SECONDS", 300.0, float, zero=True),
             **_webhook_settings(text),
+            **_link_settings(text),
         )
+
+
+def _link_settings(text: Callable[[str, str], str]) -> dict[str, str]:
+    """The unsubscribe links' key and base, checked (the key is never repeated)."""
+    secret_key = text("SECRET_KEY", "")
+    if secret_key and len(secret_key.encode()) < MIN_KEY_BYTES:
+        raise ConfigError(
+            f"LEADMAIL_SECRET_KEY must be at least {MIN_KEY_BYTES} bytes"
+            f" (say, the output of: python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
+    public_url = text("PUBLIC_URL", "").rstrip("/")
+    if public_url and not public_url.startswith(("http://", "https://")):
+        raise ConfigError("LEADMAIL_PUBLIC_URL must start with http:// or https://")
+    return {"secret_key": secret_key, "public_url": public_url}
 
 
 def _webhook_settings(text: Callable[[str, str], str]) -> dict[str, str]:

@@ -20,6 +20,7 @@ from tests.contract.test_provider_requests import (  # noqa: F401 (an autouse fi
     api_key_for,
     dialect,
     load_spec,
+    read_headers,
     read_message,
     read_reply_to,
     undeclared,
@@ -103,6 +104,18 @@ def test_each_message_of_the_batch_is_the_single_messages_body(provider: Provide
             item.email.subject,
             item.email.html,
         )
+
+
+@pytest.mark.parametrize("provider", BATCHING)
+def test_each_messages_own_mail_headers_go_with_it(provider: Provider) -> None:
+    items = SAMPLES["every sample message"]
+    request = build(provider, items)
+    assert request.json_array is not None
+
+    for item, body in zip(items, request.json_array, strict=True):
+        carried = read_headers(provider, ProviderRequest("POST", request.path, json=body))
+        assert carried == list(item.email.headers)
+    assert any(item.email.headers for item in items)
 
 
 @pytest.mark.parametrize("provider", BATCHING)

@@ -29,6 +29,7 @@ from referencing.jsonschema import DRAFT4, DRAFT202012
 from leadmail.adapters.mail.dialects.base import MAX_PROVIDER_TEXT, Dialect, ProviderRequest
 from leadmail.adapters.mail.providers import dialect_for
 from leadmail.domain.email import MAX_RECIPIENTS, Mailbox, OutgoingEmail
+from leadmail.domain.unsubscribe import unsubscribe_headers
 from tests.postgres import in_ci
 from tests.support.standin import PROVIDERS, Provider, RecordedRequest, accepted, refused
 
@@ -176,6 +177,9 @@ def box(raw: str) -> Mailbox:
     return Mailbox.parse(raw)
 
 
+UNSUBSCRIBE_HEADERS = unsubscribe_headers("https://mail.school.example/u/abc.def")
+
+
 MESSAGES: dict[str, OutgoingEmail] = {
     "one recipient": OutgoingEmail(
         sender=box("news@school.example"),
@@ -205,6 +209,13 @@ MESSAGES: dict[str, OutgoingEmail] = {
         subject="March open day",
         html="<p>Come and see us.</p>",
         reply_to=box("Admissions Office <admissions@school.example>"),
+    ),
+    "with unsubscribe headers": OutgoingEmail(
+        sender=box("news@school.example"),
+        to=(box("Ada Lovelace <ada@example.com>"),),
+        subject="Spring courses",
+        html='<p><a href="https://mail.school.example/u/abc.def">Unsubscribe</a></p>',
+        headers=UNSUBSCRIBE_HEADERS,
     ),
     "fifty recipients": OutgoingEmail(
         sender=box("news@school.example"),
@@ -317,6 +328,60 @@ def test_the_reply_to_is_the_described_field(provider: Provider) -> None:
     assert read_reply_to(provider, without) == []
     if provider == "mailgun":  # a header, as the description's "h:X-My-Header" says
         assert "h:X-My-Header" in (SPECS_DIR / SPEC_FILES["mailgun"]).read_text()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_headers_go_in_the_described_field(provider: Provider) -> None:
+    spec = load_spec(provider)
+    email = MESSAGES["with unsubscribe headers"]
+    request = dialect(provider).build(email, MESSAGE_ID)
+    operation, _ = spec.operation(request.path, request.method)
+    _, schema = spec.body_schema(operation)
+    properties = spec.at(spec.follow(schema))["properties"]
+
+    assert read_headers(provider, request) == list(UNSUBSCRIBE_HEADERS)
+    assert UNSUBSCRIBE_HEADERS == (
+        ("List-Unsubscribe", "<https://mail.school.example/u/abc.def>"),
+        ("List-Unsubscribe-Post", "List-Unsubscribe=One-Click"),
+    )
+    described = {
+        "resend": "headers",
+        "postmark": "Headers",
+        "sendgrid": "headers",
+        "mailgun": "h:X-My-Header",  # "h:" and the header's name, by the example's pattern
+        "mailpit": "Headers",
+    }[provider]
+    assert described in properties
+    assert "header" in properties[described].get("description", "").lower() or (
+        provider == "postmark"  # a HeaderCollection of MessageHeader, described there
+        and spec.at(spec.follow(f"{spec.follow(schema)}/properties/Headers"))["items"]
+    )
+    # No headers: no field at all (nothing built for a send that carries none).
+    without = dialect(provider).build(MESSAGES["one recipient"], MESSAGE_ID)
+    assert read_headers(provider, without) == []
+    if provider == "mailgun":
+        assert not [name for name, _ in without.form if name.startswith("h:")]
+    else:
+        assert without.json is not None
+        assert not {"headers", "Headers"} & set(without.json)
+
+
+def read_headers(provider: Provider, request: ProviderRequest) -> list[tuple[str, str]]:
+    """The extra mail headers as the provider reads them from the body."""
+    body = request.json or {}
+    match provider:
+        case "resend" | "sendgrid":
+            return list(body.get("headers", {}).items())
+        case "postmark":
+            return [(h["Name"], h["Value"]) for h in body.get("Headers", [])]
+        case "mailgun":
+            return [
+                (name.removeprefix("h:"), value)
+                for name, value in request.form
+                if name.startswith("h:") and name != "h:Reply-To"
+            ]
+        case "mailpit":
+            return list(body.get("Headers", {}).items())
 
 
 def read_reply_to(provider: Provider, request: ProviderRequest) -> list[tuple[str, str]]:

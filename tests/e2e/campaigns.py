@@ -85,7 +85,11 @@ class CampaignRig:
         with stderr_path.open("wb") as err:
             process = subprocess.Popen(
                 [*leadmail_command(), "worker"],
-                env=cli_env(self.server.database_url, self.env),
+                # A worker listens nowhere: its links point at the server.
+                env=cli_env(
+                    self.server.database_url,
+                    {**self.env, "LEADMAIL_PUBLIC_URL": self.server.base_url},
+                ),
                 cwd=self.workdir,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

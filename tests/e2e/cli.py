@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 CLI_TIMEOUT_S = 60.0
+# Signs unsubscribe links of the servers and workers the tests start on Postgres.
+TEST_SECRET_KEY = "e2e-unsubscribe-signing-key-0123456789abcdef"
 
 
 def leadmail_command() -> list[str]:
@@ -39,6 +41,8 @@ def cli_env(database_url: str, extra: Mapping[str, str] | None = None) -> dict[s
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.setdefault("PYTHONPYCACHEPREFIX", str(_PYCACHE))
     env["LEADMAIL_DATABASE_URL"] = database_url
+    if not database_url.startswith("sqlite:"):  # `serve` and `worker` require one there
+        env["LEADMAIL_SECRET_KEY"] = TEST_SECRET_KEY
     env["LEADMAIL_LOG_FORMAT"] = "json"
     env.update(extra or {})
     return env

@@ -156,3 +156,26 @@ def test_bad_configuration_exits_2_naming_the_variable(database_url: str, tmp_pa
         assert result.stdout == "", result.describe()
     # Nothing was started or created.
     assert not (tmp_path / "leadmail.db").exists()
+
+
+@pytest.mark.postgres
+def test_on_postgres_serve_and_worker_refuse_to_start_without_their_link_settings(
+    postgres_server: str, tmp_path: Path
+) -> None:
+    no_key = {k: v for k, v in cli_env(postgres_server).items() if k != "LEADMAIL_SECRET_KEY"}
+    keyed = cli_env(postgres_server)
+    assert "LEADMAIL_PUBLIC_URL" not in keyed
+    cases: list[tuple[list[str], dict[str, str], str]] = [
+        (["serve", "--port", str(free_port())], no_key, "LEADMAIL_SECRET_KEY"),
+        (["worker"], no_key, "LEADMAIL_SECRET_KEY"),
+        (["worker"], keyed, "LEADMAIL_PUBLIC_URL"),
+    ]
+
+    results = run_cli_jobs([(args, env) for args, env, _ in cases], tmp_path)
+
+    for (_, _, variable), result in zip(cases, results, strict=True):
+        assert result.returncode == 2, result.describe()
+        assert result.stderr.count("\n") == 1, result.describe()
+        assert result.stderr.startswith(f"leadmail: configuration error: {variable} is required")
+        assert result.stdout == "", result.describe()
+    assert keyed["LEADMAIL_SECRET_KEY"] not in "".join(r.stderr for r in results)

@@ -7,6 +7,7 @@ never answered, a connection cut without an answer, a port nobody listens on, a 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import socket
 import time
@@ -81,6 +82,24 @@ async def test_an_accepted_message_returns_the_providers_id(
         assert seen.form() == list(built.form)
     for name, value in built.headers.items():
         assert seen.header(name) == value
+
+
+async def test_a_messages_mail_headers_go_over_the_wire_as_built(
+    provider: Provider, standin: ProviderStandin, sender: HttpEmailProvider
+) -> None:
+    headers = (("List-Unsubscribe", "<http://x.example/u/t>"), ("List-Unsubscribe-Post", "x"))
+    email = dataclasses.replace(EMAIL, headers=headers)
+
+    await sender.send(email, message_id="msg_headers")
+
+    (seen,) = standin.requests
+    built = dialect_for(provider, domain=DOMAIN).build(email, "msg_headers")
+    if built.json is not None:
+        assert seen.json() == built.json
+        assert "List-Unsubscribe" in seen.body.decode()
+    else:
+        assert seen.form() == list(built.form)
+        assert ("h:List-Unsubscribe", "<http://x.example/u/t>") in seen.form()
 
 
 async def test_a_2xx_without_the_expected_body_still_counts_as_sent(
@@ -407,6 +426,22 @@ async def test_the_console_sender_logs_the_message_but_not_its_body(
         }
     ]
     assert "LEADS-4242" not in repr(logs)
+
+
+async def test_the_console_sender_prints_the_headers_a_message_carries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sender = ConsoleEmailProvider()
+    headers = (("List-Unsubscribe", "<http://x.example/u/t>"), ("List-Unsubscribe-Post", "One"))
+    email = OutgoingEmail(EMAIL.sender, EMAIL.to, "News", "<p>Hi</p>", headers=headers)
+
+    with capture_logs() as logs:
+        fresh_loggers(monkeypatch)
+        await sender.send(email, message_id="msg_console")
+    await sender.close()
+
+    [event] = logs
+    assert event["headers"] == dict(headers)
 
 
 def fresh_loggers(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -81,6 +81,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_26t20_41_00_000000_suppressions_by_reason as suppressions_by_reason,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_26t21_11_37_112920_installation_secrets as installation_secrets,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -106,6 +109,8 @@ SENDER_MIGRATIONS = [sender_domains.ID]
 SUPPRESSION_MIGRATIONS = [suppressions.ID, suppressions_by_reason.ID]
 # The providers' events of messages (a table, its indexes, messages by provider id).
 EVENT_MIGRATIONS = [message_events.ID]
+# The installation's own secrets (the unsubscribe links' key when none is configured).
+SECRET_MIGRATIONS = [installation_secrets.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -122,6 +127,7 @@ MAIL_MIGRATIONS = sorted(
         *SENDER_MIGRATIONS,
         *SUPPRESSION_MIGRATIONS,
         *EVENT_MIGRATIONS,
+        *SECRET_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -138,6 +144,7 @@ RENAME_MIGRATIONS = sorted(
         *SENDER_MIGRATIONS,
         *SUPPRESSION_MIGRATIONS,
         *EVENT_MIGRATIONS,
+        *SECRET_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -157,6 +164,7 @@ SENDER_TABLES = {"sender_domains"}
 SUPPRESSION_TABLES = {"suppressions"}
 LIMITER_TABLES = {"rate_grants", "rate_holds"}  # Postgres only
 EVENT_TABLES = {"message_events"}
+SECRET_TABLES = {"installation_secrets"}
 OUR_TABLES = (
     LEAD_TABLES
     | MAIL_TABLES
@@ -165,6 +173,7 @@ OUR_TABLES = (
     | SENDER_TABLES
     | SUPPRESSION_TABLES
     | EVENT_TABLES
+    | SECRET_TABLES
 )
 LEAD_COLUMNS = {
     "lead_id",

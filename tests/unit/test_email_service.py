@@ -11,6 +11,7 @@ import pytest
 
 from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
+from leadmail.adapters.memory.installation_secrets import MemoryInstallationSecrets
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.message_events import MemoryMessageEventRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
@@ -31,7 +32,9 @@ from leadmail.services.send_email import SendEmail
 from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.sender_rules import SenderRules
+from leadmail.services.suppressions import SuppressionList
 from leadmail.services.templates import TemplateService
+from leadmail.services.unsubscribes import Unsubscribes
 
 ACCOUNT = "acc_one"
 OTHER = "acc_two"
@@ -102,9 +105,15 @@ async def make_rig(
     outbox = Outbox(log, claims, outgoing, SendPolicy(suppressions, rules), clock=time.wall)
     addressing = Addressing(default_from)
     service = TemplateService(FileTemplateCatalog(None), templates, clock=time.wall)
+    links = Unsubscribes(
+        "http://mail.example",
+        MemoryInstallationSecrets(),
+        SuppressionList(suppressions, time.wall),
+        clock=time.wall,
+    )
     return Rig(
-        SendEmail(addressing, outbox),
-        SendTemplateEmail(addressing, service, outbox),
+        SendEmail(addressing, outbox, links),
+        SendTemplateEmail(addressing, service, outbox, links),
         MessageService(log, MemoryMessageEventRepository(log)),
         recording,
         log,

@@ -10,6 +10,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TypeVar
 
+import msgspec
 import structlog
 
 from leadmail.adapters.http.timestamps import to_iso
@@ -39,6 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result: int = args.run(settings, args)
         return result
+    except ConfigError as e:  # a setting the command cannot start without
+        print(f"leadmail: configuration error: {e}", file=sys.stderr)
+        return 2
     except LeadmailError as e:
         print(f"leadmail: {e.message}", file=sys.stderr)
         return 1
@@ -101,6 +105,9 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     port = args.port or settings.port
     if args.no_worker and settings.is_sqlite:
         return worker.refuse_on_sqlite("serve --no-worker")
+    settings.require_for("serve")
+    # Public links point where this server listens unless LEADMAIL_PUBLIC_URL says where.
+    settings = msgspec.structs.replace(settings, host=host, port=port)
 
     @contextlib.asynccontextmanager
     async def on_ready(services: Services) -> AsyncIterator[None]:

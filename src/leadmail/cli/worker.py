@@ -42,6 +42,7 @@ def refuse_on_sqlite(what: str) -> int:
 def run_worker(settings: Settings, _: argparse.Namespace) -> int:
     if settings.is_sqlite:
         return refuse_on_sqlite("worker")
+    settings.require_for("worker")
     asyncio.run(_work(settings))
     return 0
 
@@ -51,6 +52,7 @@ async def _work(settings: Settings) -> None:
     async with adapters.opened(apply_migrations=settings.migrate_on_start):
         services = wire(adapters, settings)
         await services.templates.sync()
+        await services.unsubscribes.ready()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):

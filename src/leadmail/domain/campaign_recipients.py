@@ -20,6 +20,7 @@ from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_variables import template_variables
 from leadmail.domain.leads import Lead
 from leadmail.domain.templates import CompiledTemplate, Template
+from leadmail.domain.unsubscribe import UNSUBSCRIBE_URL, unsubscribe_headers
 
 BATCH_ID_PREFIX = "bat_"
 # The error of a recipient left ``unknown`` (expire, not retryable).
@@ -154,15 +155,21 @@ class Letter:
         )
 
 
-def render_for(letter: Letter, recipient: Recipient, lead: Lead | None) -> OutgoingEmail | str:
+def render_for(
+    letter: Letter, recipient: Recipient, lead: Lead | None, unsubscribe_url: str
+) -> OutgoingEmail | str:
     """The message of one recipient: the template filled with the lead's values over the
     campaign's shared ones, to the address frozen at the start (with the lead's name when
-    it can be a display name). Or why it is skipped: the lead is gone, a variable has no
+    it can be a display name), carrying the recipient's own ``unsubscribe_url`` in
+    RFC 8058's headers (and in the template's ``{{unsubscribe_url}}``, whatever a lead or
+    the campaign says it is). Or why it is skipped: the lead is gone, a variable has no
     value (``lacks_variable``), or a value cannot go in the subject."""
     template = letter.compiled
     if lead is None:
         return LEAD_DELETED
     values = values_for(letter.campaign, lead)
+    if UNSUBSCRIBE_URL in template.variables:
+        values[UNSUBSCRIBE_URL] = unsubscribe_url
     lacking = next((name for name in template.variables if name not in values), None)
     if lacking is not None:
         return lacks_variable(lacking)
@@ -180,4 +187,5 @@ def render_for(letter: Letter, recipient: Recipient, lead: Lead | None) -> Outgo
         subject=subject,
         html=rendered.html,
         reply_to=letter.reply_to,
+        headers=unsubscribe_headers(unsubscribe_url),
     )

@@ -157,13 +157,17 @@ class SenderPolicy:
 
 @dataclass(frozen=True, slots=True)
 class OutgoingEmail:
-    """One message as a provider will receive it; replies go to ``reply_to`` when set."""
+    """One message as a provider will receive it; replies go to ``reply_to`` when set.
+    ``headers``: more mail headers, (name, value) in order, each value one line: only the
+    service writes them (the one-click unsubscribe headers, domain/unsubscribe.py), never a
+    client."""
 
     sender: Mailbox
     to: tuple[Mailbox, ...]
     subject: str
     html: str
     reply_to: Mailbox | None = None
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 class MessageStatus(StrEnum):

@@ -18,6 +18,7 @@ from markupsafe import escape
 from leadmail.domain.email import MAX_SUBJECT
 from leadmail.domain.errors import FieldError, ValidationFailed
 from leadmail.domain.text import NOT_ONE_LINE, breaks_line
+from leadmail.domain.unsubscribe import SERVICE_VARIABLES
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
 TEMPLATE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -60,6 +61,12 @@ class Template:
     @property
     def variables(self) -> tuple[str, ...]:
         return variables_of(self.subject, self.body)
+
+    @property
+    def client_variables(self) -> tuple[str, ...]:
+        """The variables a send must give values for: every one but those the service
+        fills itself for each recipient (``unsubscribe_url``)."""
+        return tuple(name for name in self.variables if name not in SERVICE_VARIABLES)
 
     def render(self, values: Mapping[str, str]) -> RenderedTemplate:
         """Fill the placeholders. Raises ValidationFailed naming every missing variable and

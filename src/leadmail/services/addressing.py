@@ -21,6 +21,12 @@ from leadmail.domain.idempotency import check_key
 T = TypeVar("T")
 _NO_ONE: tuple[Mailbox, ...] = ()
 _NO_SENDER = Mailbox("")  # what a broken `from` stands as while the rest is checked
+# A plain send is one message: its unsubscribe link can name one recipient only.
+ONE_RECIPIENT_ONLY = (
+    "needs exactly one address in `to`: an unsubscribe link names one recipient, and a"
+    " plain send is one message to them all (send a template email, one message per"
+    " recipient, or one request per recipient)"
+)
 
 
 @dataclass(slots=True)  # not frozen: made on every send (see leadmail/services/__init__.py)
@@ -76,6 +82,8 @@ class Addressing:
         subject = _collect(errors, lambda: check_subject(request.subject), "")
         html = _collect(errors, lambda: check_html(request.html), "")
         sender = _collect(errors, lambda: self._sender_of(request.sender), _NO_SENDER)
+        if request.list_unsubscribe and len(to) > 1:
+            errors.append(FieldError("list_unsubscribe", ONE_RECIPIENT_ONLY))
         if errors:
             raise ValidationFailed(errors)
         return SendPlan(

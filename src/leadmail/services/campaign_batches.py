@@ -32,6 +32,7 @@ from leadmail.domain.campaigns import RecipientStatus
 from leadmail.domain.clock import Clock
 from leadmail.domain.delivery import BatchItem, ProviderUnavailable, RetryPolicy
 from leadmail.domain.email import Message, SenderNotAllowed
+from leadmail.domain.errors import ValidationFailed
 from leadmail.ports.campaigns import RecipientRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.messages import MessageRepository
@@ -39,6 +40,7 @@ from leadmail.ports.rate_limits import RateLimiter
 from leadmail.services.campaign_watch import CampaignWatch
 from leadmail.services.outgoing import Outgoing, Timer
 from leadmail.services.send_policy import SendPolicy
+from leadmail.services.unsubscribes import Unsubscribes
 
 log = logging.getLogger("leadmail.campaigns")
 _S = RecipientStatus
@@ -114,6 +116,7 @@ class CampaignBatches:
         lane: str,
         settings: CampaignSettings,
         clock: Clock,
+        links: Unsubscribes,
     ) -> None:
         self._recipients = recipients
         self._leads = leads
@@ -125,6 +128,7 @@ class CampaignBatches:
         self._hold = settings.hold
         self._budget = min(settings.retry.deadline, settings.lease.total_seconds() / 2)
         self._clock = clock
+        self._links = links
 
     async def ready(self, watch: CampaignWatch) -> bool:
         """Whether to lease a batch now: once no hold is on the lane (a batch leased
@@ -148,15 +152,25 @@ class CampaignBatches:
             await self._recipients.release(batch, self._clock())
             return
         campaign = letter.campaign
+        account_id = campaign.account_id
         ids = [r.lead_id for r in batch.recipients]
-        leads = await self._leads.get_many(campaign.account_id, ids)
+        leads = await self._leads.get_many(account_id, ids)
+        links = self._links
+        await links.ready()
         skipped: list[RecipientOutcome] = []
         items: list[BatchItem] = []
         lead_of: dict[str, str] = {}
         for n, recipient in enumerate(batch.recipients, 1):
             if n % RENDER_SLICE == 0:  # let requests served by this process go meanwhile
                 await asyncio.sleep(0)
-            rendered = render_for(letter, recipient, leads.get(recipient.lead_id))
+            lead = leads.get(recipient.lead_id)
+            # Every campaign message carries its recipient's own unsubscribe link.
+            try:
+                link = links.url(account_id, recipient.email) if lead is not None else ""
+            except ValidationFailed as e:  # not an address (never stored so): not sent
+                skipped.append(RecipientOutcome(recipient.lead_id, _S.SKIPPED, e.described))
+                continue
+            rendered = render_for(letter, recipient, lead, link)
             if isinstance(rendered, str):
                 skipped.append(RecipientOutcome(recipient.lead_id, _S.SKIPPED, rendered))
                 continue

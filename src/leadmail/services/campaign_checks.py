@@ -16,6 +16,7 @@ from leadmail.domain.errors import FieldError, ValidationFailed
 from leadmail.domain.lead_variables import EVERY_LEAD_HAS
 from leadmail.domain.leads import RULES
 from leadmail.domain.segments import LeadFilter, moment
+from leadmail.domain.unsubscribe import SERVICE_VARIABLES
 from leadmail.ports.leads import LeadRepository
 from leadmail.services.addressing import Addressing
 from leadmail.services.sender_rules import SenderRules
@@ -108,15 +109,18 @@ class CampaignChecks:
         if await self._leads.count(account, audience) == 0:
             raise AudienceEmpty()
         shared = campaign.variables
+        # What the service fills for each recipient (unsubscribe_url) is never asked for.
+        wanted = template.client_variables
         supplied = (
             EVERY_LEAD_HAS | set(shared) | set(await self._leads.field_keys(account, audience))
         )
-        missing = [name for name in template.variables if name not in supplied]
+        missing = [name for name in wanted if name not in supplied]
         if missing:
             raise ValidationFailed([FieldError(f"variables.{name}", NO_SOURCE) for name in missing])
         # Shared values the subject cannot take (line breaks): refused now, not per lead.
-        template.render({**dict.fromkeys(template.variables, ""), **shared})
-        return [n for n in template.variables if n not in EVERY_LEAD_HAS and n not in shared]
+        given = {k: v for k, v in shared.items() if k not in SERVICE_VARIABLES}
+        template.render({**dict.fromkeys(template.variables, ""), **given})
+        return [n for n in wanted if n not in EVERY_LEAD_HAS and n not in shared]
 
 
 def _field(errors: list[FieldError], name: str, check: Callable[[], T], fallback: T) -> T:

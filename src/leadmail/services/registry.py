@@ -16,6 +16,7 @@ from leadmail.services.sender_domains import SenderDomainService
 from leadmail.services.sender_rules import SenderRules
 from leadmail.services.suppressions import SuppressionList
 from leadmail.services.templates import TemplateService
+from leadmail.services.unsubscribes import Unsubscribes
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,3 +37,4 @@ class Services:
     sender_rules: SenderRules  # may an account use a from / reply_to: every send path asks
     sender_domains: SenderDomainService
     provider_events: ProviderEventService  # the providers' webhooks
+    unsubscribes: Unsubscribes  # one-click unsubscribe links, and the unsubscribe itself

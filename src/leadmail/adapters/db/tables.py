@@ -47,6 +47,7 @@ class Tables:
     suppressions: Any
     sender_domains: Any
     message_events: Any
+    installation_secrets: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -237,6 +238,13 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         at = Timestamptz()
         detail = Text()
 
+    class InstallationSecrets(Table, tablename="installation_secrets", db=engine):
+        # The installation's own secrets by name (the unsubscribe links' signing key, made
+        # on first start when LEADMAIL_SECRET_KEY is not set): one row each, never changed.
+        name = Varchar(length=64, primary_key=True)
+        value = Text()
+        created_at = Timestamptz()
+
     return Tables(
         accounts=Accounts,
         api_keys=ApiKeys,
@@ -252,6 +260,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         suppressions=Suppressions,
         sender_domains=SenderDomains,
         message_events=MessageEvents,
+        installation_secrets=InstallationSecrets,
     )
 
 
@@ -270,3 +279,4 @@ CampaignRecipients = _MIGRATION_TABLES.campaign_recipients
 Suppressions = _MIGRATION_TABLES.suppressions
 SenderDomains = _MIGRATION_TABLES.sender_domains
 MessageEvents = _MIGRATION_TABLES.message_events
+InstallationSecrets = _MIGRATION_TABLES.installation_secrets

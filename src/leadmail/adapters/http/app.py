@@ -21,6 +21,7 @@ from leadmail.adapters.http.openapi import DOCUMENT, finish, openapi_config
 from leadmail.adapters.http.query_names import QueryNames
 from leadmail.adapters.http.suppressions import SuppressionController
 from leadmail.adapters.http.tracing import TracedLitestar
+from leadmail.adapters.http.unsubscribe_pages import UNSUBSCRIBE, unsubscribe_routes
 from leadmail.adapters.http.webhooks.routes import WEBHOOKS, webhook_routes
 from leadmail.adapters.http.webhooks.signatures import Verifier
 from leadmail.services.registry import Services
@@ -56,8 +57,9 @@ def build_app(
     send must name its ``from``). ``providers``: every name a message's ``provider`` can
     hold (the document lists them; none: any text). ``webhooks``: the providers whose
     webhooks are taken, with the check of each one's proof (webhook_verifiers)."""
-    # The providers' webhooks carry their own proof instead of a key.
-    unkeyed = (DOCUMENT, WEBHOOKS)
+    # The providers' webhooks carry their own proof instead of a key, and unsubscribe
+    # links their signed token (people and mail clients follow them, with no key).
+    unkeyed = (DOCUMENT, WEBHOOKS, UNSUBSCRIBE)
     authenticate = BearerKeyAuth(services.keys, exclude_prefixes=unkeyed)
     query_names = QueryNames()
 
@@ -85,6 +87,7 @@ def build_app(
             bound_controller(CampaignController, campaigns=services.campaigns),
             bound_controller(SuppressionController, suppressions=services.suppressions),
             *webhook_routes(services.provider_events, webhooks or {}),
+            *unsubscribe_routes(services.unsubscribes),
         ],
         before_request=before_request,
         exception_handlers=EXCEPTION_HANDLERS,

@@ -242,6 +242,13 @@ def state_rules(components: dict[str, Any], *, sender_required: bool) -> None:
             elif isinstance(branch, Schema):
                 apply_rule(branch, ADDRESS)
         state_sender(body, sender_required=sender_required)
+    plain = components.get(schemas.SendEmailIn.__name__)
+    if isinstance(plain, Schema):
+        # One message, so one unsubscribe link: with the flag, `to` is one address.
+        plain.schema_if = Schema(
+            properties={"list_unsubscribe": Schema(const=True)}, required=["list_unsubscribe"]
+        )
+        plain.then = Schema(properties={"to": Schema(max_items=1)})
 
 
 def state_sender(body: Schema, *, sender_required: bool) -> None:

@@ -28,7 +28,8 @@ TemplateId = Annotated[str, msgspec.Meta(pattern=TEMPLATE_ID.pattern)]
 VARIABLES_RULE = (
     "A value for each of the template's `variables` (GET /api/v1/email/templates), as text"
     " without NUL; a variable the subject uses takes no line break or control character."
-    " Missing or unusable: 422 naming `variables.<name>`. Other keys are ignored."
+    " Missing or unusable: 422 naming `variables.<name>`. Other keys are ignored, and so is"
+    " `unsubscribe_url`: the service fills it with each recipient's own unsubscribe link."
 )
 
 
@@ -134,7 +135,9 @@ TRANSACTIONAL_RULE = (
 )
 LIST_UNSUBSCRIBE_RULE = (
     "Carry the one-click unsubscribe headers (RFC 8058: `List-Unsubscribe`,"
-    " `List-Unsubscribe-Post`), each recipient's own link."
+    " `List-Unsubscribe-Post`), each recipient's own link (`/u/{token}`). A plain send is"
+    " one message, so with this flag its `to` must be one address (else 422 naming"
+    " `list_unsubscribe`); a template send gives each recipient a message of their own."
 )
 Transactional = Annotated[bool, msgspec.Meta(description=TRANSACTIONAL_RULE)]
 ListUnsubscribe = Annotated[bool, msgspec.Meta(description=LIST_UNSUBSCRIBE_RULE)]
@@ -218,7 +221,13 @@ class TemplateOut(msgspec.Struct):
     name: str
     subject: str
     body: str
-    variables: list[str]
+    variables: Annotated[
+        list[str],
+        msgspec.Meta(
+            description="The variables a send must give values for (`{{unsubscribe_url}}`,"
+            " which the service fills with each recipient's own link, is not one)."
+        ),
+    ]
     created_at: str
 
     @classmethod
@@ -228,6 +237,6 @@ class TemplateOut(msgspec.Struct):
             name=template.name,
             subject=template.subject,
             body=template.body,
-            variables=list(template.variables),
+            variables=list(template.client_variables),
             created_at=to_iso(template.created_at),
         )

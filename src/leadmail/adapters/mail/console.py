@@ -27,6 +27,8 @@ class ConsoleEmailProvider(EmailProvider):
         return "ConsoleEmailProvider()"
 
     async def send(self, email: OutgoingEmail, *, message_id: str) -> str | None:
+        # The headers are the service's own (an unsubscribe link), never a client's text.
+        extra = {"headers": dict(email.headers)} if email.headers else {}
         log.info(
             "email.console",
             message_id=message_id,
@@ -34,6 +36,7 @@ class ConsoleEmailProvider(EmailProvider):
             to=[box.address for box in email.to],
             subject=email.subject,
             html_length=len(email.html),
+            **extra,
         )
         return f"console-{message_id}"
 

@@ -32,18 +32,19 @@ class Mailgun(Dialect):
         return cls(domain)
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
+        form: tuple[tuple[str, str], ...] = (
+            ("from", email.sender.formatted()),
+            *(("to", box.formatted()) for box in email.to),
+            ("subject", email.subject),
+            ("html", email.html),
+            ("v:leadmail_message_id", message_id),
+            # Any header as "h:<name>" (the description's h:X-My-Header pattern).
+            *((("h:Reply-To", email.reply_to.formatted()),) if email.reply_to else ()),
+        )
+        if email.headers:
+            form += tuple((f"h:{name}", value) for name, value in email.headers)
         return ProviderRequest(
-            method="POST",
-            path=f"/v3/{quote(self.domain, safe='')}/messages",
-            form=(
-                ("from", email.sender.formatted()),
-                *(("to", box.formatted()) for box in email.to),
-                ("subject", email.subject),
-                ("html", email.html),
-                ("v:leadmail_message_id", message_id),
-                # Any header as "h:<name>" (the description's h:X-My-Header pattern).
-                *((("h:Reply-To", email.reply_to.formatted()),) if email.reply_to else ()),
-            ),
+            method="POST", path=f"/v3/{quote(self.domain, safe='')}/messages", form=form
         )
 
     def auth_headers(self, api_key: str) -> dict[str, str]:

@@ -30,6 +30,8 @@ class Mailpit(Dialect):
         }
         if email.reply_to is not None:  # an array of {Email, Name?}
             body["ReplyTo"] = [_mailpit_address(email.reply_to)]
+        if email.headers:  # an object of name -> value
+            body["Headers"] = dict(email.headers)
         return ProviderRequest(method="POST", path="/api/v1/send", json=body)
 
     def auth_headers(self, api_key: str) -> dict[str, str]:

@@ -76,6 +76,8 @@ def _message(email: OutgoingEmail) -> JsonObject:
     }
     if email.reply_to is not None:  # "Reply To override email address"
         message["ReplyTo"] = email.reply_to.formatted()
+    if email.headers:  # a HeaderCollection: [{Name, Value}]
+        message["Headers"] = [{"Name": name, "Value": value} for name, value in email.headers]
     return message
 
 

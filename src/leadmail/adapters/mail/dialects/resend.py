@@ -81,6 +81,8 @@ def _message(email: OutgoingEmail) -> JsonObject:
     }
     if email.reply_to is not None:  # a string or an array of strings
         message["reply_to"] = email.reply_to.formatted()
+    if email.headers:  # an object of name -> value
+        message["headers"] = dict(email.headers)
     return message
 
 

@@ -36,6 +36,8 @@ class SendGrid(Dialect):
         }
         if email.reply_to is not None:  # a MailTo: {email, name?}
             body["reply_to"] = _sendgrid_address(email.reply_to)
+        if email.headers:  # the message's own, an object of name -> value
+            body["headers"] = dict(email.headers)
         return ProviderRequest(method="POST", path="/v3/mail/send", json=body)
 
     def message_id_from(self, status: int, headers: Mapping[str, str], body: bytes) -> str | None:
