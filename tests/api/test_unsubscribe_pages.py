@@ -98,7 +98,8 @@ async def test_a_bad_token_is_a_400_page_and_changes_nothing(api: Api) -> None:
     payload, _, mac = good.partition(".")
     tampered = f"{payload}.{'A' if mac[0] != 'A' else 'B'}{mac[1:]}"
 
-    for token in (foreign, tampered, "not-a-token", good[:-1]):
+    # A NUL or broken UTF-8 in the path is a bad token too (a page, never a 500).
+    for token in (foreign, tampered, "not-a-token", good[:-1], "%00", good + "%00", "%ff"):
         for method in ("GET", "POST"):
             response = await api.client.request(method, f"/u/{token}", data=ONE_CLICK)
             assert_page(response, 400, "This link is not valid")
