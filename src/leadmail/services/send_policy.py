@@ -50,6 +50,7 @@ class SendPolicy:
         mail, by address in compared form (case folded), with the entry that says so; ONE
         lookup for them all. ``transactional``: only the entries that bind such a send
         (domain/suppressions.py) count."""
-        by_digest = {address_digest(email_key(a)): email_key(a) for a in addresses}
-        found = await self._suppressions.find(account_id, list(by_digest))
-        return {by_digest[e.digest]: e for e in found if e.holds(transactional)}
+        addresses = list(addresses)
+        question = self.check(account_id, addresses, transactional=transactional)
+        found = await self._suppressions.find(account_id, question.digests)
+        return self.barred(addresses, found, transactional=transactional)
