@@ -32,6 +32,7 @@ from leadmail.domain.pacing import MAX_WINDOW_SECONDS, SPACING
 from leadmail.ports.rate_limits import LimiterUnavailable
 from tests.e2e.tcp_proxy import tcp_proxy
 from tests.redis_server import keys_deleted, new_prefix
+from tests.support.moments import most_in_any
 
 LANE = "email:resend"
 SLACK = 0.1  # how late acquire() may return on a busy machine, inside a window
@@ -179,14 +180,6 @@ async def acquisitions(workers: list[LaneLimiter], count: int, lane: str = LANE)
 
     await asyncio.gather(*(one(workers[i % len(workers)]) for i in range(count)))
     return sorted(moments)
-
-
-def most_in_any(moments: list[float], seconds: float) -> int:
-    """The most moments in any window of ``seconds``."""
-    return max(
-        sum(1 for later in moments[i:] if later - first < seconds)
-        for i, first in enumerate(moments)
-    )
 
 
 async def test_an_unlimited_lane_never_waits_and_counts_nothing(storage: Storage) -> None:
