@@ -49,7 +49,11 @@ async def test_error_rows_are_listed_a_page_at_a_time(api: Api) -> None:
     rest = await api.client.get(url, params={"cursor": first["next_cursor"]}, headers=api.auth)
 
     rows = [*first["items"], *rest.json()["data"]["items"]]
-    assert [(r["row"], r["field"]) for r in rows] == [(2, "email"), (3, "email"), (4, "name")]
+    assert [(r["row"], r["field"], r["email"]) for r in rows] == [
+        (2, "email", "ada@example.com"),
+        (3, "email", "not-an-email"),
+        (4, "name", "grace@example.com"),
+    ]
     assert "row 5 has the same email" in rows[0]["message"]
     assert rest.json()["data"]["next_cursor"] is None
     assert_error(

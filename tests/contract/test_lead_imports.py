@@ -108,7 +108,7 @@ async def test_a_batch_creates_and_merges_and_counts_with_its_position(storage: 
         ),
         a_lead(account_id, email="grace@example.com", name="Grace", created_at=moment(5)),
     ]
-    bad = [RowError(4, "email", "is not valid")]
+    bad = [RowError(4, "email", "is not valid", "not valid@")]
 
     outcome = await storage.imports.write(batch(lead_import, incoming, failed=bad))
 
@@ -148,7 +148,7 @@ async def test_mode_create_leaves_an_existing_lead_and_reports_its_row(storage: 
         a_lead(lead_import.account_id, email="ada@example.com", name="Not written"),
         a_lead(lead_import.account_id, email="new@example.com"),
     ]
-    dup = [RowError(4, "email", "row 9 has the same email")]
+    dup = [RowError(4, "email", "row 9 has the same email", "new@example.com")]
 
     outcome = await storage.imports.write(batch(lead_import, incoming, skipped=dup))
 
@@ -157,7 +157,8 @@ async def test_mode_create_leaves_an_existing_lead_and_reports_its_row(storage: 
     names = {lead.email: lead.name for lead in await all_leads(storage, lead_import.account_id)}
     assert names["ada@example.com"] == "Kept"
     errors = await storage.imports.errors(lead_import.account_id, lead_import.import_id, 0, 10)
-    assert errors == [RowError(2, "email", EXISTS), *dup]
+    # Each row names its email: the lead's as the file wrote it, for a row refused here.
+    assert errors == [RowError(2, "email", EXISTS, "ada@example.com"), *dup]
 
 
 async def test_a_merge_past_the_tag_limit_is_a_failed_row(storage: Storage) -> None:
@@ -174,7 +175,7 @@ async def test_a_merge_past_the_tag_limit_is_a_failed_row(storage: Storage) -> N
     [lead] = await all_leads(storage, lead_import.account_id)
     assert (lead.tags, lead.name) == (many, "Ada Lovelace")
     errors = await storage.imports.errors(lead_import.account_id, lead_import.import_id, 0, 10)
-    assert errors == [RowError(2, "tags", TOO_MANY_TAGS)]
+    assert errors == [RowError(2, "tags", TOO_MANY_TAGS, "ada@example.com")]
 
 
 async def test_a_batch_of_another_runner_or_position_writes_nothing(storage: Storage) -> None:
@@ -233,6 +234,24 @@ async def test_finished_imports_are_neither_claimed_nor_unfinished(storage: Stor
     assert await storage.imports.claim(lead_import.import_id, "r3", moment(4)) is None
     assert await storage.imports.finish(lead_import.import_id, "", moment(4), "no") is None
     assert lead_import.import_id not in {i.import_id for i in await storage.imports.unfinished()}
+
+
+async def test_a_finished_imports_file_is_deleted_and_a_running_ones_kept(
+    storage: Storage,
+) -> None:
+    done, running = await started(storage), await started(storage)
+    for lead_import in (done, running):
+        await storage.imports.add_chunk(lead_import.import_id, 1, b"ada@example.com\n")
+
+    assert await storage.imports.finish(done.import_id, "r1", moment(3)) is not None
+
+    # The file names people and nothing reads it again: an erasure must not miss it.
+    assert [c async for c in storage.imports.chunks(done.import_id)] == []
+    assert [c async for c in storage.imports.chunks(running.import_id)] == [
+        b"email\n",
+        b"ada@example.com\n",
+    ]
+    assert await storage.imports.get(done.account_id, done.import_id) is not None
 
 
 async def test_uploads_left_half_stored_are_forgotten_after_a_while(storage: Storage) -> None:

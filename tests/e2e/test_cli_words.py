@@ -82,8 +82,10 @@ def test_an_import_ends_with_how_many_more_rows_failed_and_the_command_listing_t
     assert "29 rows: 5 created, 0 updated, 1 skipped, 23 failed." in result.stdout
     lines = [line for line in said(result) if line.startswith(("row ", "..."))]
     shown, [last] = lines[:10], lines[10:]
-    assert shown[0] == "row 2: email: row 30 has the same email, and was imported instead"
-    assert shown[1].startswith("row 7: email: is not a valid email address")
+    assert shown[0] == (
+        "row 2 (lead0@example.com): email: row 30 has the same email, and was imported instead"
+    )
+    assert shown[1].startswith("row 7 (not-an-email-0): email: is not a valid email address")
     count, _, listing = last.removeprefix("... and ").partition(MORE)
     assert count == "14", last  # 24 rows not imported, 10 shown
 
@@ -93,7 +95,9 @@ def test_an_import_ends_with_how_many_more_rows_failed_and_the_command_listing_t
     rows = every.stdout.splitlines()
     assert rows[:10] == shown
     assert len(rows) == 24
-    assert [row.split(":")[0] for row in rows[1:]] == [f"row {n}" for n in range(7, 30)]
+    assert [row.split(":")[0] for row in rows[1:]] == [
+        f"row {n} (not-an-email-{n - 7})" for n in range(7, 30)
+    ]
 
 
 def test_import_errors_of_an_unknown_import_or_account_say_so(

@@ -83,7 +83,7 @@ def test_the_command_imports_a_file_with_its_summary(
 
     assert result.returncode == 0, result.describe()
     assert "1201 rows: 1200 created, 0 updated, 0 skipped, 1 failed" in result.stdout
-    assert "row 1202: email:" in result.stderr
+    assert "row 1202 (not-an-email): email:" in result.stderr
     assert " rows" in result.stderr  # the progress bar
     with server.client(key.secret) as api:
         count = api.get("/api/v1/leads/count", params={"tag": "x"}).json()["data"]["count"]

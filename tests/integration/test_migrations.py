@@ -84,6 +84,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_26t21_11_37_112920_installation_secrets as installation_secrets,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_26t22_51_10_148594_import_error_emails as import_error_emails,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -99,8 +102,8 @@ TAG_MIGRATIONS = sorted([tags_and_fields.ID, tags_index.ID])
 IMPORT_MIGRATIONS = sorted([lead_imports.ID, lead_import_indexes.ID, job_queue.ID])
 # Campaigns and their recipients (tables and indexes in one migration; a column renamed).
 CAMPAIGN_MIGRATIONS = [campaigns.ID, recipient_leases.ID]
-# A lead import's attempts (a column).
-ATTEMPT_MIGRATIONS = [import_attempts.ID]
+# A lead import's attempts (a column); its error rows' email cells (a column).
+ATTEMPT_MIGRATIONS = [import_attempts.ID, import_error_emails.ID]
 # The rate limiter's grants and holds (Postgres only: SQLite records it and does nothing).
 LIMITER_MIGRATIONS = [rate_limits.ID]
 # An account's sender domains (the table and its unique index, in one migration).

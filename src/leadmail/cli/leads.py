@@ -110,7 +110,8 @@ async def _import(settings: Settings, args: argparse.Namespace, path: Path) -> L
 
 
 def _row_line(error: RowError) -> str:
-    return f"row {error.row}: {error.field}: {error.message}"
+    email = f" ({error.email})" if error.email else ""
+    return f"row {error.row}{email}: {error.field}: {error.message}"
 
 
 def run_import_errors(settings: Settings, args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from leadmail.domain.addresses import MAX_EMAIL_LENGTH
 from leadmail.domain.custom_fields import MAX_FIELDS, MAX_FIELDS_BYTES, encode_fields
 from leadmail.domain.errors import DomainError
 from leadmail.domain.ids import id_rule, new_id
@@ -103,6 +104,15 @@ class RowError:
     row: int
     field: str
     message: str
+    # The row's email cell as the file wrote it (trimmed, at most MAX_EMAIL_LENGTH
+    # characters; "" when it has none): which person the row was, for an export or an
+    # erasure (GDPR) and for a school reading the errors. A one-way digest once erased.
+    email: str = ""
+
+
+def row_email(cell: str) -> str:
+    """What an error row keeps of a row's email cell."""
+    return cell.strip()[:MAX_EMAIL_LENGTH]
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,12 +201,12 @@ def plan(batch: ImportBatch, existing: dict[str, Lead]) -> BatchPlan:
             new.append(imported.lead)
         elif batch.mode is ImportMode.CREATE:
             skipped += 1
-            errors.append(RowError(imported.row, "email", EXISTS))
+            errors.append(RowError(imported.row, "email", EXISTS, imported.lead.email))
         else:
             result = merged(stored, imported.lead, batch.columns)
             if isinstance(result, RowError):
                 failed += 1
-                errors.append(replace(result, row=imported.row))
+                errors.append(replace(result, row=imported.row, email=imported.lead.email))
             else:
                 changed.append(result)
     errors.sort(key=lambda error: error.row)

@@ -59,7 +59,8 @@ class LeadImportRepository(Protocol):
         self, import_id: str, runner: str, now: datetime, error: str | None = None
     ) -> LeadImport | None:
         """``done`` (``error`` None) or ``failed`` with the reason; None if ``runner``
-        (empty: anyone) no longer runs it."""
+        (empty: anyone) no longer runs it. A finished import's file is deleted with it:
+        nothing reads it again, and it names people (an erasure must not miss it)."""
         ...
 
     async def errors(

@@ -18,6 +18,7 @@ from leadmail.domain.lead_imports import (
     ImportedRow,
     LeadImport,
     RowError,
+    row_email,
 )
 from leadmail.domain.leads import Lead, new_lead_id
 from leadmail.ports.lead_imports import LeadImportRepository
@@ -76,7 +77,7 @@ class Batcher:
         try:
             fields = self._columns.fields_of(values, self._import.tags)
         except ValidationFailed as e:
-            self._failed.append(_row_error(row, e))
+            self._failed.append(_row_error(row, e, self._columns.email_of(values)))
             return
         if self._stamp is None:  # a batch's leads are stamped with one moment
             self._stamp = self._clock()
@@ -84,7 +85,7 @@ class Batcher:
         last = self._last_row_of.get(lead.email_key, row)
         if last != row:
             message = f"row {last} has the same email, and was imported instead"
-            self._skipped.append(RowError(row, "email", message))
+            self._skipped.append(RowError(row, "email", message, lead.email))
             return
         self._leads.append(ImportedRow(row, lead))
 
@@ -123,10 +124,10 @@ class Batcher:
             self._progress(self._import)
 
 
-def _row_error(row: int, failure: ValidationFailed) -> RowError:
+def _row_error(row: int, failure: ValidationFailed, email: str) -> RowError:
     """One error row per row: its first broken cell, and the others named after it."""
     first, *others = failure.errors
     message = first.message
     if others:
         message += "; also " + "; ".join(f"`{e.field}` {e.message}" for e in others)
-    return RowError(row, first.field, message)
+    return RowError(row, first.field, message, row_email(email))

@@ -65,7 +65,7 @@ def _statement(mode: ImportMode, columns: frozenset[str]) -> Any:
     if mode is ImportMode.CREATE:
         on_conflict = "DO NOTHING"
         refused = (
-            "SELECT $1::text, v.\"row_number\", 'email', $22::text FROM v"
+            'SELECT $1::text, v."row_number", \'email\', $23::text, v."email" FROM v'
             ' WHERE NOT EXISTS (SELECT 1 FROM up WHERE up."email_key" = v."email_key")'
         )
     else:
@@ -78,14 +78,14 @@ def _statement(mode: ImportMode, columns: frozenset[str]) -> Any:
         refused = (
             'SELECT $1::text, v."row_number",'
             f" CASE WHEN {few_tags} THEN 'fields' ELSE 'tags' END,"
-            f" CASE WHEN NOT {few_tags} THEN $22::text WHEN NOT {few_keys} THEN $23::text"
-            " ELSE $24::text END"
+            f" CASE WHEN NOT {few_tags} THEN $23::text WHEN NOT {few_keys} THEN $24::text"
+            ' ELSE $25::text END, v."email"'
             ' FROM v JOIN "leads" AS l ON l."account_id" = $14 AND l."email_key" = v."email_key"'
             ' WHERE NOT EXISTS (SELECT 1 FROM up WHERE up."email_key" = v."email_key")'
         )
     not_written = "((SELECT count(*) FROM v) - (SELECT count(*) FROM up))"
-    skipped = f"$20::int + {not_written}" if mode is ImportMode.CREATE else "$20::int"
-    failed = "$21::int" if mode is ImportMode.CREATE else f"$21::int + {not_written}"
+    skipped = f"$21::int + {not_written}" if mode is ImportMode.CREATE else "$21::int"
+    failed = "$22::int" if mode is ImportMode.CREATE else f"$22::int + {not_written}"
     text = f"""
 WITH claim AS (
   SELECT "import_id" FROM "lead_imports" WHERE "import_id" = $1 AND "runner" = $2
@@ -105,12 +105,13 @@ WITH claim AS (
   ON CONFLICT ("account_id", "email_key") {on_conflict}
   RETURNING "leads"."email_key", ("leads"."xmax" = 0) AS "created"
 ), errs AS (
-  INSERT INTO "lead_import_errors" ("import_id", "row_number", "field", "message")
-  SELECT $1::text, r, f, m FROM unnest($16::int[], $17::text[], $18::text[]) AS x(r, f, m)
+  INSERT INTO "lead_import_errors" ("import_id", "row_number", "field", "message", "email")
+  SELECT $1::text, r, f, m, e FROM unnest($16::int[], $17::text[], $18::text[], $19::text[])
+    AS x(r, f, m, e)
     WHERE EXISTS (SELECT 1 FROM claim)
   UNION ALL {refused}
 ), progress AS (
-  UPDATE "lead_imports" SET "rows_done" = $19::int, "attempts" = 0,
+  UPDATE "lead_imports" SET "rows_done" = $20::int, "attempts" = 0,
     "created" = "created" + (SELECT count(*) FROM up WHERE "created"),
     "updated" = "updated" + (SELECT count(*) FROM up WHERE NOT "created"),
     "skipped" = "skipped" + {skipped}, "failed" = "failed" + {failed},
@@ -154,6 +155,7 @@ async def write_postgres(db: Database, batch: ImportBatch) -> BatchOutcome | Non
         [e.row for e in errors],
         [e.field for e in errors],
         [e.message for e in errors],
+        [e.email for e in errors],
         batch.end,
         len(batch.skipped),
         len(batch.failed),

@@ -59,8 +59,9 @@ _FINISH = IMPORTS.statement(
     f' AND "status" IN {_WAITING}'
     f" RETURNING {_ALL}"
 )
+_FORGET_FILE = IMPORTS.statement('DELETE FROM "lead_import_chunks" WHERE "import_id" = %s')
 _ERRORS = ERRORS.statement(
-    'SELECT "row_number", "field", "message" FROM "lead_import_errors" AS "e"'
+    'SELECT "row_number", "field", "message", "email" FROM "lead_import_errors" AS "e"'
     ' WHERE "import_id" = %s AND "row_number" > %s AND EXISTS (SELECT 1 FROM "lead_imports"'
     ' AS "i" WHERE "i"."import_id" = "e"."import_id" AND "i"."account_id" = %s)'
     ' ORDER BY "row_number" LIMIT %s'
@@ -120,10 +121,13 @@ class PiccoloLeadImportRepository(LeadImportRepository):
         self, import_id: str, runner: str, now: datetime, error: str | None = None
     ) -> LeadImport | None:
         status = ImportStatus.DONE if error is None else ImportStatus.FAILED
-        row = await self._db.fetchrow(
-            _FINISH, str(status), error or "", now, now, import_id, runner, runner
-        )
-        finished = self._one(row)
+        async with self._db.transaction():
+            row = await self._db.fetchrow(
+                _FINISH, str(status), error or "", now, now, import_id, runner, runner
+            )
+            finished = self._one(row)
+            if finished is not None:  # its file is of no more use, and names people
+                await self._db.execute(_FORGET_FILE, import_id)
         if (
             finished is not None
             and self._db.kind == "postgres"

@@ -22,8 +22,8 @@ _ROWS_PER_INSERT = 200  # SQLite: leads per multi-row INSERT (12 parameters each
 # A changed lead's columns: its client fields, email key and updated_at (not created_at).
 _ASSIGNED = [*CLIENT_FIELDS, "email_key", "updated_at"]
 _ADD_ERROR = LEADS.statement(
-    'INSERT INTO "lead_import_errors" ("import_id", "row_number", "field", "message")'
-    " VALUES (%s, %s, %s, %s)"
+    'INSERT INTO "lead_import_errors" ("import_id", "row_number", "field", "message", "email")'
+    " VALUES (%s, %s, %s, %s, %s)"
 )
 _PROGRESS = LEADS.statement(
     'UPDATE "lead_imports" SET "rows_done" = %s, "attempts" = 0, "created" = "created" + %s,'
@@ -56,7 +56,9 @@ async def write_sqlite(db: Database, batch: ImportBatch) -> BatchOutcome | None:
                 await db.execute(_inserts(len(written), upsert), *values)
         outcome = planned.outcome
         for error in outcome.errors:
-            await db.execute(_ADD_ERROR, batch.import_id, error.row, error.field, error.message)
+            await db.execute(
+                _ADD_ERROR, batch.import_id, error.row, error.field, error.message, error.email
+            )
         await db.execute(
             _PROGRESS,
             batch.end,

@@ -162,6 +162,8 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         row_number = Integer()
         field = Text()
         message = Text()
+        # The row's email cell (domain RowError.email); its digest once erased.
+        email = Varchar(length=254, default="")
 
     class Campaigns(Table, tablename="campaigns", db=engine):
         campaign_id = Varchar(length=40, primary_key=True)

@@ -58,10 +58,11 @@ class ImportErrorOut(msgspec.Struct):
     row: int
     field: str
     message: str
+    email: str  # the row's email cell as the file wrote it ("" when none)
 
     @classmethod
     def of(cls, error: RowError) -> ImportErrorOut:
-        return cls(row=error.row, field=error.field, message=error.message)
+        return cls(row=error.row, field=error.field, message=error.message, email=error.email)
 
 
 class ImportErrorPageOut(msgspec.Struct):

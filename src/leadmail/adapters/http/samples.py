@@ -64,8 +64,15 @@ IMPORT_RUNNING = replace(
     failed=18,
 )
 IMPORT_ERRORS = [
-    RowError(14, "email", "is not a valid email address: An email address must have an @-sign."),
-    RowError(230, "email", "row 4012 has the same email, and was imported instead"),
+    RowError(
+        14,
+        "email",
+        "is not a valid email address: An email address must have an @-sign.",
+        "maria.example.com",
+    ),
+    RowError(
+        230, "email", "row 4012 has the same email, and was imported instead", "li@example.com"
+    ),
 ]
 EXPORT_CSV = (
     "email,name,source,note,phone,tags,age,city,course_of_interest,newsletter\r\n"

@@ -102,6 +102,7 @@ class MemoryLeadImportRepository:
         found = self._imports.get(import_id)
         if found is None or found.status.finished:
             return None
+        self._chunks.pop(import_id, None)  # its file is of no more use, and names people
         return self._set(
             import_id, runner or None, status=status, error=error or "", finished_at=now,
             updated_at=now,
