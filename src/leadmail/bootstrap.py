@@ -25,6 +25,7 @@ from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.message_events import PiccoloMessageEventRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
+from leadmail.adapters.db.privacy import PiccoloPersonalData
 from leadmail.adapters.db.rate_limits import PostgresLimitStorage
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
@@ -44,6 +45,7 @@ from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.message_events import MemoryMessageEventRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.privacy import MemoryPersonalData
 from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
@@ -63,6 +65,7 @@ from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
 from leadmail.ports.message_events import MessageEventRepository
 from leadmail.ports.messages import MessageRepository
+from leadmail.ports.privacy import PersonalDataRepository
 from leadmail.ports.rate_limits import RateLimiter
 from leadmail.ports.sender_domains import SenderDomainRepository
 from leadmail.ports.suppressions import SuppressionRepository
@@ -77,6 +80,7 @@ from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
 from leadmail.services.outbox import Outbox
 from leadmail.services.outgoing import DeliverySettings, Outgoing
+from leadmail.services.privacy import Privacy
 from leadmail.services.provider_events import ProviderEventService
 from leadmail.services.registry import Services
 from leadmail.services.send_email import SendEmail
@@ -109,6 +113,7 @@ class Adapters:
     suppressions: SuppressionRepository
     sender_domains: SenderDomainRepository
     events: MessageEventRepository  # what the providers' webhooks said of messages
+    personal_data: PersonalDataRepository  # every record naming an address (GDPR)
     database: Database | None = None
     # The unsubscribe links' key when LEADMAIL_SECRET_KEY is not set.
     secrets: InstallationSecrets = field(default_factory=MemoryInstallationSecrets)
@@ -118,6 +123,9 @@ class Adapters:
         leads, campaigns = MemoryLeadRepository(), MemoryCampaignRepository()
         suppressions = MemorySuppressionRepository()
         messages = MemoryMessageRepository(suppressions)
+        events = MemoryMessageEventRepository(messages)
+        recipients = MemoryRecipientRepository(leads, campaigns)
+        imports = MemoryLeadImportRepository(leads)
         return cls(
             leads=leads,
             keys=MemoryApiKeyStore(),
@@ -126,14 +134,17 @@ class Adapters:
             messages=messages,
             claims=MemoryIdempotencyStore(),
             catalog=FileTemplateCatalog(None),
-            imports=MemoryLeadImportRepository(leads),
+            imports=imports,
             jobs=InProcessJobQueue(),
             limiter=rate_limiter_for(Settings()),  # in this process; every lane unlimited
             campaigns=campaigns,
-            recipients=MemoryRecipientRepository(leads, campaigns),
+            recipients=recipients,
             suppressions=suppressions,
             sender_domains=MemorySenderDomainRepository(),
-            events=MemoryMessageEventRepository(messages),
+            events=events,
+            personal_data=MemoryPersonalData(
+                leads, messages, events, campaigns, recipients, imports, suppressions
+            ),
         )
 
     @classmethod
@@ -173,6 +184,7 @@ class Adapters:
             recipients=PiccoloRecipientRepository(database),
             sender_domains=PiccoloSenderDomainRepository(database),
             events=PiccoloMessageEventRepository(database),
+            personal_data=PiccoloPersonalData(database),
             database=database,
             secrets=PiccoloInstallationSecrets(database),
         )
@@ -253,6 +265,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         sender_domains=SenderDomainService(adapters.sender_domains, sender_rules, clock),
         provider_events=ProviderEventService(adapters.events, suppression_list, clock),
         unsubscribes=unsubscribes,
+        privacy=Privacy(adapters.personal_data),
     )
 
 

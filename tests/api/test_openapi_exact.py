@@ -52,6 +52,8 @@ ANSWER_IDS = {
     ("Message", "template_id"): TEMPLATE_ID,
     ("Campaign", "template_id"): TEMPLATE_ID,
     ("RequestId", "request_id"): REQUEST_ID,
+    ("PersonalDataRecipient", "campaign_id"): CAMPAIGN_ID,
+    ("PersonalDataImportRow", "import_id"): IMPORT_ID,
 }
 # Ids a client sends in a body: a template's.
 REQUEST_IDS = {("SendTemplateEmailRequest", "template_id"), ("NewCampaign", "template_id")}

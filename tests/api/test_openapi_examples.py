@@ -16,6 +16,8 @@ from tests.support.envelope import (
     IMPORTS,
     LEADS,
     MESSAGES,
+    PRIVACY_ERASE,
+    PRIVACY_EXPORT,
     SEND,
     SUPPRESSIONS,
     TEMPLATE,
@@ -188,7 +190,11 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
             api, "POST", f"{CAMPAIGNS}/{draft['data']['id']}/start"
         ),
     }
+    # The person of the suppression and erasure examples: a lead, a message, the entry.
     body = spec["paths"][SUPPRESSIONS]["post"]["requestBody"]["content"]["application/json"]
+    person = body["example"]["email"]
+    await call(api, "POST", LEADS, json={**lead, "email": person})
+    await call(api, "POST", SEND, json={**send, "to": person})
     entry = await call(api, "POST", SUPPRESSIONS, 201, json=body["example"])
     again = await call(api, "POST", SUPPRESSIONS, 200, json=body["example"])
     already = success_example(spec, SUPPRESSIONS, "post", "200")
@@ -197,8 +203,14 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
     answers |= {
         (SUPPRESSIONS, "post"): entry,
         (SUPPRESSIONS, "get"): await call(api, "GET", SUPPRESSIONS),
+        (PRIVACY_EXPORT, "get"): await call(api, "GET", PRIVACY_EXPORT, params={"email": person}),
+    }
+    erasure = spec["paths"][PRIVACY_ERASE]["post"]["requestBody"]["content"]["application/json"]
+    assert erasure["example"]["email"] == person
+    answers |= {
+        (PRIVACY_ERASE, "post"): await call(api, "POST", PRIVACY_ERASE, json=erasure["example"]),
         (SUPPRESSIONS + "/{email}", "delete"): await call(
-            api, "DELETE", f"{SUPPRESSIONS}/{entry['data']['email']}"
+            api, "DELETE", f"{SUPPRESSIONS}/{person}"
         ),
     }
     documented = {

@@ -21,6 +21,9 @@ SEND_TEMPLATE = EMAIL + "/send-template"
 MESSAGES = EMAIL + "/messages"
 CAMPAIGNS = "/api/v1/campaigns"
 SUPPRESSIONS = "/api/v1/suppressions"
+PRIVACY = "/api/v1/privacy"
+PRIVACY_EXPORT = PRIVACY + "/export"
+PRIVACY_ERASE = PRIVACY + "/erase"
 
 LEAD_FIELDS = {
     "lead_id",

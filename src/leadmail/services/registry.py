@@ -9,6 +9,7 @@ from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import LeadImportService
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
+from leadmail.services.privacy import Privacy
 from leadmail.services.provider_events import ProviderEventService
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
@@ -38,3 +39,4 @@ class Services:
     sender_domains: SenderDomainService
     provider_events: ProviderEventService  # the providers' webhooks
     unsubscribes: Unsubscribes  # one-click unsubscribe links, and the unsubscribe itself
+    privacy: Privacy  # a person's data exported or erased (GDPR articles 15 and 17)

@@ -18,6 +18,7 @@ from leadmail.adapters.http.json_depth import DepthCheckedRequest
 from leadmail.adapters.http.lead_files import LeadFileController
 from leadmail.adapters.http.leads import LeadController
 from leadmail.adapters.http.openapi import DOCUMENT, finish, openapi_config
+from leadmail.adapters.http.privacy import PrivacyController
 from leadmail.adapters.http.query_names import QueryNames
 from leadmail.adapters.http.suppressions import SuppressionController
 from leadmail.adapters.http.tracing import TracedLitestar
@@ -86,6 +87,7 @@ def build_app(
             ),
             bound_controller(CampaignController, campaigns=services.campaigns),
             bound_controller(SuppressionController, suppressions=services.suppressions),
+            bound_controller(PrivacyController, privacy=services.privacy),
             *webhook_routes(services.provider_events, webhooks or {}),
             *unsubscribe_routes(services.unsubscribes),
         ],

@@ -15,6 +15,7 @@ from leadmail.adapters.http.campaign_schemas import (
     RecipientOut,
     RecipientPageOut,
 )
+from leadmail.adapters.http.privacy_schemas import ErasedOut, PersonalDataOut
 from leadmail.domain.campaign_recipients import Recipient, lacks_variable
 from leadmail.domain.campaigns import (
     AudienceEmpty,
@@ -27,6 +28,7 @@ from leadmail.domain.campaigns import (
 )
 from leadmail.domain.errors import LeadmailError
 from leadmail.domain.lead_listing import PageCursor
+from leadmail.domain.privacy import PersonalData, SentMessage
 from leadmail.domain.segments import LeadFilter
 from leadmail.services.campaigns import CampaignView, Page
 
@@ -102,4 +104,25 @@ RAISED: dict[str, LeadmailError] = {
     "CAMPAIGN_NOT_FOUND": CampaignNotFound(CAMPAIGN.campaign_id),
     "CAMPAIGN_STATE": CampaignStateConflict(CAMPAIGN.campaign_id, CampaignStatus.DONE, "pause"),
     "AUDIENCE_EMPTY": AudienceEmpty(),
+}
+
+# The export of Ada's data: her recipient of CAMPAIGN among the rest (privacy endpoints).
+PERSONAL_DATA = envelopes.PersonalDataEnvelope.of(
+    "Personal data exported",
+    PersonalDataOut.of(
+        PersonalData(
+            samples.ADA,
+            samples.LEAD,
+            (SentMessage(samples.DELIVERED, tuple(samples.DELIVERED_EVENTS)),),
+            (RECIPIENTS[0],),
+            (samples.ADA_IMPORT_ROW,),
+            samples.ADA_SUPPRESSION,
+        )
+    ),
+)
+SUCCESSES |= {
+    "exportPersonalData": PERSONAL_DATA,
+    "erasePersonalData": envelopes.ErasedEnvelope.of(
+        "Personal data erased", ErasedOut.of(samples.ADA_ERASED)
+    ),
 }

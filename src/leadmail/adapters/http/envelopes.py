@@ -10,6 +10,7 @@ import msgspec
 
 from leadmail.adapters.http.campaign_schemas import CampaignOut, CampaignPageOut, RecipientPageOut
 from leadmail.adapters.http.import_schemas import ImportErrorPageOut, ImportOut
+from leadmail.adapters.http.privacy_schemas import ErasedOut, PersonalDataOut
 from leadmail.adapters.http.schemas import (
     AllowedOut,
     CountOut,
@@ -201,3 +202,11 @@ class SuppressionPageEnvelope(Ok):
 
 class SuppressionRemovedEnvelope(Ok):
     data: RemovedOut
+
+
+class PersonalDataEnvelope(Ok):
+    data: PersonalDataOut
+
+
+class ErasedEnvelope(Ok):
+    data: ErasedOut

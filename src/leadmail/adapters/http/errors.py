@@ -110,6 +110,8 @@ _FIELD_IN_MESSAGE = re.compile(r"field `([^`]+)`")
 # (operation id, body field) -> the text that replaces msgspec's "Invalid enum value".
 REFUSED_VALUES = {("addSuppression", "reason"): CLIENT_ONLY_MANUAL}
 _AT_PATH = re.compile(r" - at `\$(?:\.data)?\.?([^`]*)`$")
+# The framework's words for a required parameter left out (it names no key in ``extra``).
+_MISSING_PARAMETER = re.compile(r"^Missing required (?:query|header|cookie) parameter '([^']+)'")
 
 
 def _validation_failure(exc: ValidationException, operation: object) -> Response[Any]:
@@ -121,6 +123,9 @@ def _validation_failure(exc: ValidationException, operation: object) -> Response
     if isinstance(cause, msgspec.ValidationError) and "missing required field `data`" in str(cause):
         return envelope(MALFORMED_JSON, "The request body must be a JSON object")
     field = str(detail.get("key", "")) or "body"
+    missing = _MISSING_PARAMETER.match(text)
+    if missing:
+        field, text = missing.group(1), "is required"
     if source == "body":
         named = _FIELD_IN_MESSAGE.search(text)
         at = _AT_PATH.search(str(cause)) if cause is not None else None

@@ -26,6 +26,7 @@ from leadmail.adapters.http import (
     campaign_schemas,
     envelopes,
     examples,
+    privacy_schemas,
     request_examples,
     schemas,
     suppression_schemas,
@@ -69,6 +70,11 @@ COMPONENT_NAMES = {
     suppression_schemas.SuppressionOut: "Suppression",
     suppression_schemas.SuppressionPageOut: "SuppressionPage",
     suppression_schemas.RemovedOut: "RemovedSuppression",
+    privacy_schemas.EraseIn: "ErasureRequest",
+    privacy_schemas.ErasedOut: "Erasure",
+    privacy_schemas.PersonalDataOut: "PersonalData",
+    privacy_schemas.PrivacyRecipientOut: "PersonalDataRecipient",
+    privacy_schemas.PrivacyImportRowOut: "PersonalDataImportRow",
 }
 
 REQUEST_BODIES = (
@@ -79,6 +85,7 @@ REQUEST_BODIES = (
     schemas.SendTemplateIn,
     campaign_schemas.CampaignIn,
     suppression_schemas.SuppressionIn,
+    privacy_schemas.EraseIn,
 )
 
 _HEADER_TEXT = {

@@ -8,6 +8,7 @@ from typing import Any
 from leadmail.adapters.http import (
     campaign_examples,
     campaign_schemas,
+    privacy_schemas,
     samples,
     schemas,
     suppression_schemas,
@@ -60,6 +61,7 @@ REQUESTS: dict[type[Any], dict[str, Any]] = {
     },
     # Not the address the send examples mail: a fuzzer adds it, then sends them.
     suppression_schemas.SuppressionIn: {"email": "former.student@example.com"},
+    privacy_schemas.EraseIn: {"email": "former.student@example.com"},
     campaign_schemas.CampaignIn: {
         "name": campaign_examples.CAMPAIGN.name,
         "template_id": "welcome",

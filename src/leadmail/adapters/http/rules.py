@@ -15,7 +15,7 @@ import email_validator
 from litestar.openapi.spec import Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
-from leadmail.adapters.http import schemas, suppression_schemas
+from leadmail.adapters.http import privacy_schemas, schemas, suppression_schemas
 from leadmail.domain.addresses import MAX_EMAIL_LENGTH
 from leadmail.domain.custom_fields import FIELD_KEY, MAX_FIELD_TEXT, MAX_FIELDS
 from leadmail.domain.email import MAX_RECIPIENTS, MAX_SUBJECT
@@ -142,6 +142,7 @@ BODIES: dict[type[Any], dict[str, dict[str, Any]]] = {
     schemas.SendEmailIn: SEND_FIELDS,
     schemas.SendTemplateIn: TEMPLATE_FIELDS,
     suppression_schemas.SuppressionIn: {"email": ADDRESS},
+    privacy_schemas.EraseIn: {"email": ADDRESS},
 }
 # Bodies with tags (arrays of tags) and custom fields, by property.
 TAG_LISTS: dict[type[Any], tuple[str, ...]] = {

@@ -13,6 +13,7 @@ from leadmail.domain.errors import LeadmailError
 from leadmail.domain.lead_imports import ImportMode, ImportStatus, LeadImport, RowError
 from leadmail.domain.leads import Lead
 from leadmail.domain.message_events import EventType, MessageEvent
+from leadmail.domain.privacy import DataSubject, Erased, ImportRow
 from leadmail.domain.suppressions import Suppression, SuppressionReason
 from leadmail.domain.templates import Template
 from leadmail.services.results import SendResult
@@ -172,3 +173,22 @@ SUPPRESSIONS = [
         message_id="msg_Vb7Qw2Lr9TzK4mXc8HnP1A",
     ),
 ]
+
+# What the account holds about Ada (GDPR article 15): her lead, the message to her and
+# what its provider said, her unsubscribe from a campaign, and the row of an import that
+# named her again.
+ADA = DataSubject.of(LEAD.email)
+ADA_IMPORT_ROW = ImportRow(
+    IMPORT.import_id,
+    RowError(4012, "email", "row 4020 has the same email, and was imported instead", LEAD.email),
+)
+ADA_SUPPRESSION = Suppression.of(
+    ACCOUNT,
+    ADA.address,
+    SuppressionReason.UNSUBSCRIBED,
+    AT + timedelta(days=3),
+    campaign_id="cmp_Hq7Rt2Kx9Lm4Vb8Nc3Pw6A",  # campaign_examples.CAMPAIGN
+)
+ADA_ERASED = Erased(
+    ADA, leads=1, messages=1, events=2, campaign_recipients=1, import_errors=1, suppressions=1
+)
