@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from leadmail.domain.addresses import MAX_EMAIL_LENGTH
+from leadmail.domain.addresses import MAX_EMAIL_LENGTH, InvalidAddress, normalise_email
 from leadmail.domain.custom_fields import MAX_FIELDS, MAX_FIELDS_BYTES, encode_fields
 from leadmail.domain.errors import DomainError
 from leadmail.domain.ids import id_rule, new_id
@@ -104,15 +104,20 @@ class RowError:
     row: int
     field: str
     message: str
-    # The row's email cell as the file wrote it (trimmed, at most MAX_EMAIL_LENGTH
-    # characters; "" when it has none): which person the row was, for an export or an
-    # erasure (GDPR) and for a school reading the errors. A one-way digest once erased.
+    # The row's email cell: its address as leads keep it (domain lower-cased) when it is
+    # one, else as the file wrote it (trimmed, at most MAX_EMAIL_LENGTH characters; ""
+    # when it has none). Which person the row was, for an export or an erasure (GDPR) and
+    # for a school reading the errors; a one-way digest once erased.
     email: str = ""
 
 
 def row_email(cell: str) -> str:
-    """What an error row keeps of a row's email cell."""
-    return cell.strip()[:MAX_EMAIL_LENGTH]
+    """What an error row keeps of a row's email cell (RowError.email)."""
+    text = cell.strip()
+    try:
+        return normalise_email(text)
+    except InvalidAddress:
+        return text[:MAX_EMAIL_LENGTH]
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ class ImportErrorOut(msgspec.Struct):
     row: int
     field: str
     message: str
-    email: str  # the row's email cell as the file wrote it ("" when none)
+    email: str  # the row's email cell (domain/lead_imports.RowError.email)
 
     @classmethod
     def of(cls, error: RowError) -> ImportErrorOut:
