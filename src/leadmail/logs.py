@@ -201,7 +201,10 @@ class RequestLog:
         logger.msg(line)
 
 
-CORE_FIELDS = "campaign_id batch_id recipients retried reason error_type error lane seconds"
+CORE_FIELDS = (
+    "campaign_id batch_id recipients retried reason error_type error lane seconds"
+    " account_id digest leads messages events campaign_recipients import_errors suppressions"
+)
 
 
 def configure_logging(fmt: LogFormat, level: str = "INFO") -> None:

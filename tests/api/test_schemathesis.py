@@ -28,11 +28,17 @@ from litestar import Litestar
 from leadmail.bootstrap import Adapters
 from leadmail.domain.leads import LeadFields
 from tests.api.support import app_with_key
-from tests.support.schemathesis_run import SCHEMA_PATH, Catalog, Run, run_schemathesis
+from tests.support.schemathesis_run import (
+    SCHEMA_PATH,
+    SEED_EMAIL,
+    Catalog,
+    Run,
+    run_schemathesis,
+)
 from tests.support.tools import require_module
 
 
-def run_in_process(app: Litestar, secret: str, catalog: Catalog) -> Run:
+def run_in_process(app: Litestar, secret: str, catalog: Catalog, seed_lead_id: str) -> Run:
     import schemathesis
     from schemathesis.python.asgi import shutdown_lifespans
 
@@ -40,7 +46,7 @@ def run_in_process(app: Litestar, secret: str, catalog: Catalog) -> Run:
         return schemathesis.openapi.from_asgi(SCHEMA_PATH, app, config=config)
 
     try:
-        return run_schemathesis(load, secret, catalog)
+        return run_schemathesis(load, secret, catalog, seed_lead_id)
     finally:
         shutdown_lifespans()  # the app's lifespan, which from_asgi started
 
@@ -52,9 +58,11 @@ async def test_the_document_holds_for_every_operation_and_check() -> None:
     catalog = {t.template_id: t.variables for t in await services.templates.list()}
     assert catalog, "no template to send"
     # A lead, so that a campaign to every lead (``{}``) has an audience.
-    await services.leads.add(key.key.account_id, LeadFields.parse(name="Seed", email="s@x.io"))
+    seed = await services.leads.add(
+        key.key.account_id, LeadFields.parse(name="Seed", email=SEED_EMAIL)
+    )
 
-    run = await asyncio.to_thread(run_in_process, app, key.secret, catalog)
+    run = await asyncio.to_thread(run_in_process, app, key.secret, catalog, seed.lead_id)
 
     problems = run.report()
     assert not problems, "\n".join(problems)

@@ -65,8 +65,7 @@ async def rows_naming(database_url: str, address: str) -> list[str]:
         found: list[str] = []
         for (table,) in tables:
             rows = await connection.fetch(
-                f'SELECT t::text AS row FROM "{table}" AS t'
-                " WHERE strpos(lower(t::text), $1) > 0",
+                f'SELECT t::text AS row FROM "{table}" AS t WHERE strpos(lower(t::text), $1) > 0',
                 address,
             )
             found += [f"{table}: {row['row']}" for row in rows]

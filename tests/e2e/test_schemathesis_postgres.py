@@ -22,7 +22,7 @@ import pytest
 
 from tests.e2e.server import server_with_key
 from tests.postgres import fresh_database
-from tests.support.schemathesis_run import SCHEMA_PATH, Catalog, run_schemathesis
+from tests.support.schemathesis_run import SCHEMA_PATH, SEED_EMAIL, Catalog, run_schemathesis
 from tests.support.tools import require_module
 
 DEFAULT_SENDER = "Academy <hello@academy.example.com>"
@@ -51,13 +51,14 @@ def test_the_live_document_holds_on_postgres(database: str, tmp_path: Path) -> N
             catalog: Catalog = {t["id"]: tuple(t["variables"]) for t in templates.json()["data"]}
             assert catalog, "no template to send"
             # A lead, so that a campaign to every lead (``{}``) has an audience.
-            seeded = api.post("/api/v1/leads", json={"name": "Seed", "email": "s@x.io"})
+            seeded = api.post("/api/v1/leads", json={"name": "Seed", "email": SEED_EMAIL})
             assert seeded.status_code == 200, seeded.text
+            seed_lead_id = seeded.json()["data"]["lead_id"]
 
         def load(config: Any) -> Any:
             return schemathesis.openapi.from_url(server.base_url + SCHEMA_PATH, config=config)
 
-        run = run_schemathesis(load, secret, catalog)
+        run = run_schemathesis(load, secret, catalog, seed_lead_id)
 
     problems = run.report()
     assert not problems, "\n".join(problems)

@@ -32,6 +32,11 @@ only (map_case):
   run), so the data rule does not decide the answer. An audience the document calls
   invalid is left as it is: that case stays negative.
 
+That seeded lead is the harness's own data, so no generated call may remove it (a lead
+read back from an answer can be named by a later call): a DELETE of its id names an id no
+lead has, and an erasure (POST /api/v1/privacy/erase) of its address names another
+address. Every other lead is the run's to delete or erase.
+
 Everything else, an import's file and every ``from`` among them, goes as generated: the
 document states those rules itself.
 """
@@ -50,6 +55,7 @@ import jsonschema
 from leadmail.adapters.http.campaign_rules import audience_schema
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.segments import LeadFilter
+from leadmail.domain.suppressions import suppression_address
 
 SCHEMA_PATH = "/schema/openapi.json"
 SEED = 11
@@ -74,6 +80,20 @@ CHECKS_THAT_MUST_RUN = frozenset(
 SHOWN_PER_FAILURE = 3  # distinct answers shown for each failing check of an operation
 TEMPLATE_SEND = "POST /api/v1/email/template"
 CAMPAIGN = "POST /api/v1/campaigns"
+DELETE_LEAD = "DELETE /api/v1/leads/{lead_id}"
+ERASE = "POST /api/v1/privacy/erase"
+SEED_EMAIL = "seed.lead@tests.leadmail.example"  # the lead every campaign's audience holds
+NO_LEAD_ID = "ld_NoSuchLeadInTheRun000A"
+NOT_THE_SEED = "someone.else@tests.leadmail.example"
+
+
+def is_seed_address(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        return suppression_address(value) == SEED_EMAIL
+    except ValidationFailed:
+        return False
 
 
 def schemathesis_config(secret: str) -> dict[str, Any]:
@@ -208,7 +228,7 @@ def with_campaign_data(body: Any, catalog: Catalog, seen: Audiences) -> Any:
     return with_variables(body, catalog)
 
 
-def fill_data(catalog: Catalog, run: Run) -> Callable[[Any, Any], Any]:
+def fill_data(catalog: Catalog, run: Run, seed_lead_id: str) -> Callable[[Any, Any], Any]:
     """The map_case hook (every phase runs it): a template send's and a campaign's data, as
     a client reads it (see the module's docstring); every other request as generated."""
 
@@ -218,12 +238,22 @@ def fill_data(catalog: Catalog, run: Run) -> Callable[[Any, Any], Any]:
             case.body = with_campaign_data(case.body, catalog, run.audiences)
         elif label == TEMPLATE_SEND and isinstance(case.body, dict):
             case.body = with_variables(case.body, catalog)
+        elif label == DELETE_LEAD and (case.path_parameters or {}).get("lead_id") == seed_lead_id:
+            case.path_parameters = {**case.path_parameters, "lead_id": NO_LEAD_ID}
+        elif (
+            label == ERASE
+            and isinstance(case.body, dict)
+            and is_seed_address(case.body.get("email"))
+        ):
+            case.body = {**case.body, "email": NOT_THE_SEED}
         return case
 
     return map_case
 
 
-def run_schemathesis(load: Callable[[Any], Any], secret: str, catalog: Catalog) -> Run:
+def run_schemathesis(
+    load: Callable[[Any], Any], secret: str, catalog: Catalog, seed_lead_id: str
+) -> Run:
     """Every phase but the stateful one over every operation of the schema ``load`` returns
     (given the configuration); blocks (run it in a thread)."""
     import schemathesis
@@ -232,7 +262,7 @@ def run_schemathesis(load: Callable[[Any], Any], secret: str, catalog: Catalog) 
     config = schemathesis.Config.from_dict(schemathesis_config(secret))
     run = Run()
     schema = load(config)
-    schema.hook("map_case")(fill_data(catalog, run))
+    schema.hook("map_case")(fill_data(catalog, run, seed_lead_id))
     for event in from_schema(schema).execute():
         if isinstance(event, events.ScenarioFinished):
             record_scenario(run, event.recorder)

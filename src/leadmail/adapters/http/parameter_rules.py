@@ -8,7 +8,7 @@ from typing import Any
 
 from litestar.openapi.spec import Parameter, Schema
 
-from leadmail.adapters.http.rules import SPACE, TAG_EDGE, TAGS, apply_rule
+from leadmail.adapters.http.rules import ADDRESS, SPACE, TAG_EDGE, TAGS, apply_rule
 from leadmail.domain.idempotency import MAX_KEY_LENGTH
 from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
 from leadmail.domain.suppressions import CURSOR as SUPPRESSION_CURSOR
@@ -43,6 +43,8 @@ OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("listLeadImportErrors", "cursor"): {"maxLength": 9, "pattern": r"^[0-9]{1,9}$"},
     # A page of a campaign's recipients: after this lead id.
     ("listCampaignRecipients", "cursor"): {"maxLength": 40, "pattern": RECIPIENT_CURSOR.pattern},
+    # The person of an export: an address, as an erasure's body names one.
+    ("exportPersonalData", "email"): ADDRESS,
     # A page of the suppression list: after this time and digest.
     ("listSuppressions", "cursor"): {
         "maxLength": MAX_SUPPRESSION_CURSOR,
