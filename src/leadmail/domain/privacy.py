@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from leadmail.domain.addresses import InvalidAddress, email_key, normalise_email
 from leadmail.domain.campaign_recipients import Recipient
 from leadmail.domain.email import Message
+from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_imports import RowError
 from leadmail.domain.leads import Lead
 from leadmail.domain.message_events import MessageEvent
@@ -41,13 +41,10 @@ class DataSubject:
     def is_mailbox(self, formatted: str) -> bool:
         """Whether ``formatted`` (``"Name" <addr>`` or ``addr``, as messages keep their
         recipients) is this person's address."""
-        text = formatted.strip()
-        if text.endswith(">") and "<" in text:
-            text = text[text.rindex("<") + 1 : -1]
-        try:
-            return email_key(normalise_email(text)) == self.address
-        except InvalidAddress:
-            return email_key(text.strip()) == self.address
+        try:  # the suppression list's own reading of an address
+            return suppression_address(formatted) == self.address
+        except ValidationFailed:  # not an address (a digest already): never this person
+            return False
 
     def scrubbed(self, text: str) -> str:
         """``text`` (a provider's bounce detail, an error) with every mention of the
