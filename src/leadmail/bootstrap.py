@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
-from litestar import Litestar
 
 from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.db.campaign_recipients import PiccoloRecipientRepository
@@ -30,8 +30,6 @@ from leadmail.adapters.db.rate_limits import PostgresLimitStorage
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
-from leadmail.adapters.http.app import build_app
-from leadmail.adapters.http.webhooks.routes import webhook_verifiers
 from leadmail.adapters.limits.factory import rate_limiter_for
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
@@ -91,6 +89,9 @@ from leadmail.services.sender_rules import SenderRules
 from leadmail.services.suppressions import SuppressionList
 from leadmail.services.templates import TemplateService
 from leadmail.services.unsubscribes import Unsubscribes
+
+if TYPE_CHECKING:  # the web framework is imported by the commands that serve, not by all
+    from litestar import Litestar
 
 DEMO_ACCOUNT = "demo"
 log = structlog.get_logger("leadmail")
@@ -284,6 +285,9 @@ def create_app(
     run_jobs: bool = True,
 ) -> Litestar:
     """The whole service as one ASGI app; adapters open in its lifespan (``run_jobs``: a worker)."""
+    from leadmail.adapters.http.app import build_app
+    from leadmail.adapters.http.webhooks.routes import webhook_verifiers
+
     adapters = adapters if adapters is not None else Adapters.from_settings(settings, serving=True)
     services = wire(adapters, settings)
 

@@ -8,14 +8,18 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 import structlog
-from pgqueuer import AsyncpgDriver, Job, QueueManager
-from pgqueuer.queries import Queries
 
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.errors import translate_errors
 from leadmail.ports.jobs import JobHandler, JobQueue
+
+if TYPE_CHECKING:  # pgqueuer is imported when a job is first queued or run, not by every command
+    import asyncpg
+    from pgqueuer import Job, QueueManager
+    from pgqueuer.queries import Queries
 
 log = structlog.get_logger("leadmail.jobs")
 # How long a stopping server lets its running jobs finish before cancelling them (an import
@@ -56,11 +60,11 @@ class PgQueuerJobQueue(JobQueue):
             pool = self._database.pool
             if pool is not None:
                 async with pool.acquire() as connection:
-                    await _enqueue(Queries(AsyncpgDriver(connection)), kind, payload, delay)
+                    await _enqueue(_queries(connection), kind, payload, delay)
                 return
             connection = await self._database.connect_dedicated()
             try:
-                await _enqueue(Queries(AsyncpgDriver(connection)), kind, payload, delay)
+                await _enqueue(_queries(connection), kind, payload, delay)
             finally:
                 await connection.close()
 
@@ -81,7 +85,9 @@ class PgQueuerJobQueue(JobQueue):
         except Exception as e:  # the database is away: try again later
             log.warning("job_worker_cannot_connect", error_type=type(e).__name__)
             return
-        manager = QueueManager(Queries(AsyncpgDriver(connection)))
+        from pgqueuer import QueueManager
+
+        manager = QueueManager(_queries(connection))
         for kind, handler in self._handlers.items():
             manager.entrypoint(kind)(_runner(handler))
         self._manager = manager
@@ -110,6 +116,13 @@ class PgQueuerJobQueue(JobQueue):
             if not worker.done():
                 worker.cancel()
                 await asyncio.gather(worker, return_exceptions=True)
+
+
+def _queries(connection: asyncpg.Connection) -> Queries:
+    from pgqueuer import AsyncpgDriver
+    from pgqueuer.queries import Queries
+
+    return Queries(AsyncpgDriver(connection))
 
 
 async def _enqueue(queries: Queries, kind: str, payload: str, delay: timedelta | None) -> None:

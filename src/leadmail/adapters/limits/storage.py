@@ -11,42 +11,25 @@ end, set by a script that only ever moves it later, timed by Redis's own clock.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping, Sequence
 
-import redis.asyncio
 from limits import RateLimitItemPerSecond
-from limits.aio.storage import MemoryStorage, RedisStorage
+from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
-from limits.errors import StorageError
-from redis.exceptions import RedisError
 
 from leadmail.adapters.limits.lanes import LaneLimiter, MemoryHolds
 from leadmail.domain.pacing import SPACING, Window
 from leadmail.ports.errors import StorageUnavailable
-from leadmail.ports.rate_limits import Counts, Holds, LimitStorage
+from leadmail.ports.rate_limits import Counts, LimitStorage
 
 DEFAULT_PREFIX = "leadmail"
-REDIS_TIMEOUT_S = 5.0  # connecting, each command, and waiting for a free connection
-# Connections to Redis per process: a call waits for a free one rather than opening one
-# per waiting task (an unlimited lane's acquire() is one round trip, for the hold).
-REDIS_CONNECTIONS = 16
-
-# Hold KEYS[1] for ARGV[1] ms from now, unless it is held longer already.
-_EXTEND_HOLD = """
-local ms = tonumber(ARGV[1])
-if redis.call('PTTL', KEYS[1]) < ms then
-    redis.call('SET', KEYS[1], '1', 'PX', ms)
-end
-return 1
-"""
 
 
 class LimitsCounts(Counts):
     """Moving windows of the `limits` package on one of its storages."""
 
-    def __init__(self, storage: MemoryStorage | RedisStorage) -> None:
+    def __init__(self, storage: Storage) -> None:
         self._limiter = MovingWindowRateLimiter(storage)
 
     async def take(self, lane: str, cost: int, windows: Sequence[Window]) -> float | None:
@@ -70,23 +53,6 @@ class LimitsCounts(Counts):
         return until_free + SPACING if until_free > 0 else 0.0
 
 
-class RedisHolds(Holds):
-    def __init__(self, client: redis.asyncio.Redis, prefix: str) -> None:
-        self._client = client
-        self._prefix = prefix
-        self._extend = client.register_script(_EXTEND_HOLD)
-
-    def _key(self, lane: str) -> str:
-        return f"{self._prefix}:hold:{lane}"
-
-    async def remaining(self, lane: str) -> float:
-        left_ms = await self._client.pttl(self._key(lane))
-        return left_ms / 1000 if left_ms > 0 else 0.0  # -2: no key (no hold)
-
-    async def extend(self, lane: str, seconds: float) -> None:
-        await self._extend(keys=[self._key(lane)], args=[max(1, math.ceil(seconds * 1000))])
-
-
 def rate_limiter_from(
     redis_url: str,
     rates: Mapping[str, float],
@@ -104,26 +70,6 @@ def rate_limiter_from(
         return LaneLimiter(LimitsCounts(MemoryStorage()), MemoryHolds(), rates)
     if not redis_url.startswith(("redis://", "rediss://")):
         raise ValueError("a Redis URL starts with redis:// or rediss://")
-    pool = redis.asyncio.BlockingConnectionPool.from_url(
-        redis_url,
-        max_connections=REDIS_CONNECTIONS,
-        timeout=REDIS_TIMEOUT_S,
-        socket_connect_timeout=REDIS_TIMEOUT_S,
-        socket_timeout=REDIS_TIMEOUT_S,
-    )
-    client = redis.asyncio.Redis(connection_pool=pool)
-    # The limits storage and the holds share the one pool.
-    storage = RedisStorage(
-        f"async+{redis_url}",
-        wrap_exceptions=True,
-        implementation="redispy",
-        key_prefix=key_prefix,
-        connection_pool=pool,  # type: ignore[arg-type]
-    )
-    return LaneLimiter(
-        LimitsCounts(storage),
-        RedisHolds(client, key_prefix),
-        rates,
-        errors=(StorageError, RedisError, OSError),
-        closing=pool.aclose,
-    )
+    from leadmail.adapters.limits.redis_storage import redis_limiter  # only with Redis
+
+    return redis_limiter(redis_url, rates, key_prefix)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from leadmail.adapters.mail.console import ConsoleEmailProvider
-from leadmail.adapters.mail.http import HttpEmailProvider
 from leadmail.adapters.mail.providers import CONSOLE, dialect_for
 from leadmail.config import Settings
 from leadmail.ports.mail import EmailProvider
@@ -15,6 +14,8 @@ def email_provider_from(settings: Settings) -> EmailProvider:
     needs is missing (Settings.from_env refuses those already)."""
     if settings.email_provider == CONSOLE:
         return ConsoleEmailProvider()
+    from leadmail.adapters.mail.http import HttpEmailProvider  # httpx: only when used
+
     return HttpEmailProvider(
         dialect_for(settings.email_provider, domain=settings.email_domain),
         api_key=settings.email_api_key,

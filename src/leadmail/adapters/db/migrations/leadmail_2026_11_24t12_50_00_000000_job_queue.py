@@ -2,7 +2,6 @@
 lead imports, and campaigns next), created by pgqueuer's own install DDL, as `pgqueuer
 install` would run it; undone by its uninstall DDL. SQLite runs jobs in process."""
 
-from pgqueuer.adapters.persistence.qb import QueryBuilderEnvironment
 from piccolo.apps.migrations.auto.migration_manager import MigrationManager
 from piccolo.engine import engine_finder
 from piccolo.engine.postgres import PostgresEngine
@@ -26,6 +25,9 @@ async def _run(script: str) -> None:
 
 
 async def forwards() -> MigrationManager:
+    # Imported here: every command reads the migration modules to learn which are applied.
+    from pgqueuer.adapters.persistence.qb import QueryBuilderEnvironment
+
     manager = MigrationManager(migration_id=ID, app_name="leadmail", description=DESCRIPTION)
     queue = QueryBuilderEnvironment()
 
