@@ -23,8 +23,12 @@ from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
-from leadmail.adapters.db.templates import PiccoloTemplateRepository
+from leadmail.adapters.db.templates import (
+    PiccoloAccountTemplateRepository,
+    PiccoloTemplateRepository,
+)
 from leadmail.adapters.mail.providers import CONSOLE
+from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepository
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
@@ -89,6 +93,7 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
             MemoryRecipientRepository(leads, campaigns),
             suppressions,
             MemorySenderDomainRepository(),
+            MemoryAccountTemplateRepository(),
         )
         return
     if adapter.shared_database is not None:
@@ -123,6 +128,7 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloRecipientRepository(database),
         PiccoloSuppressionRepository(database),
         PiccoloSenderDomainRepository(database),
+        PiccoloAccountTemplateRepository(database),
         database,
     )
 

@@ -26,7 +26,7 @@ from leadmail.ports.leads import LeadRepository
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.sender_domains import SenderDomainRepository
 from leadmail.ports.suppressions import SuppressionRepository
-from leadmail.ports.templates import TemplateRepository
+from leadmail.ports.templates import AccountTemplateRepository, TemplateRepository
 
 # Millisecond precision, as the service's clock produces (domain/clock.py).
 T0 = datetime(2026, 11, 22, 10, 15, 30, 123_000, tzinfo=UTC)
@@ -174,6 +174,7 @@ class Storage:
     recipients: RecipientRepository
     suppressions: SuppressionRepository
     sender_domains: SenderDomainRepository
+    account_templates: AccountTemplateRepository
     # The database behind the Piccolo adapters, for what no port shows (None for memory).
     database: Database | None = None
 

@@ -1,7 +1,7 @@
 """The TemplateRepository contract (ports/templates.py), run against every adapter.
 
-Templates are shared by every account: on the session's Postgres database each test's
-first sync replaces whatever an earlier test left.
+Templates are shared by every account: on the session's Postgres database each test starts
+with an empty catalog synced (which also removes the versions earlier tests made).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import asyncio
 import dataclasses
 from datetime import datetime
 
-from leadmail.adapters.db.column_values import moment_of
-from leadmail.adapters.memory.templates import MemoryTemplateRepository
+import pytest
+
 from leadmail.domain.templates import Template, TemplateSource
 from tests.contract.support import T0, Storage, is_utc, moment
 
@@ -35,28 +35,36 @@ RECEIPT = TemplateSource(
 )
 
 
-def stored(source: TemplateSource, created_at: datetime) -> Template:
+def stored(
+    source: TemplateSource, created_at: datetime, *, version: int = 1, at: datetime | None = None
+) -> Template:
+    """The template a sync stores: version ``version``, made ``at`` (its first, at
+    ``created_at``)."""
     return Template(
         template_id=source.template_id,
         name=source.name,
         subject=source.subject,
         body=source.body,
         created_at=created_at,
+        version=version,
+        updated_at=created_at if at is None else at,
     )
 
 
 async def updated_at(storage: Storage, template_id: str) -> datetime:
-    """When the stored row last changed: no port shows it, so ask the store itself."""
-    if isinstance(storage.templates, MemoryTemplateRepository):
-        return storage.templates.updated_at[template_id]
-    assert storage.database is not None
-    t = storage.database.tables.templates
-    row = await t.select(t.updated_at).where(t.template_id == template_id).first()
-    moment_: datetime = moment_of(row["updated_at"])
-    return moment_
+    """When the stored template last changed (its current version was made)."""
+    template = await storage.templates.get(template_id)
+    assert template is not None
+    return template.changed_at
 
 
 class TestTemplateRepositoryContract:
+    @pytest.fixture(autouse=True)
+    async def _no_templates(self, storage: Storage) -> None:
+        """The session's Postgres database holds what earlier tests synced, with their
+        versions: each test starts from none."""
+        await storage.templates.sync([], T0)
+
     async def test_sync_stores_every_template_listed_by_id(self, storage: Storage) -> None:
         await storage.templates.sync([WELCOME, REMINDER, RECEIPT], T0)
 
@@ -96,8 +104,8 @@ class TestTemplateRepositoryContract:
         await storage.templates.sync([renamed, new_subject], later)
 
         assert await storage.templates.list() == [
-            stored(new_subject, T0),
-            stored(renamed, T0),
+            stored(new_subject, T0, version=2, at=later),
+            stored(renamed, T0, version=2, at=later),
         ]
         assert await updated_at(storage, "welcome") == later
         assert await updated_at(storage, "class-reminder") == later
@@ -108,7 +116,9 @@ class TestTemplateRepositoryContract:
 
         await storage.templates.sync([edited], moment(1000))
 
-        assert await storage.templates.get("welcome") == stored(edited, T0)
+        assert await storage.templates.get("welcome") == stored(
+            edited, T0, version=2, at=moment(1000)
+        )
         assert await updated_at(storage, "welcome") == moment(1000)
 
     async def test_unchanged_templates_are_left_untouched(self, storage: Storage) -> None:
@@ -169,3 +179,40 @@ class TestTemplateRepositoryContract:
             stored(RECEIPT, moment(1000)),
             stored(WELCOME, T0),
         ]
+
+    async def test_each_change_of_a_template_is_a_version_kept_readable(
+        self, storage: Storage
+    ) -> None:
+        await storage.templates.sync([WELCOME], T0)
+        edited = dataclasses.replace(WELCOME, body="<p>Hi {{first_name}}.</p>")
+        await storage.templates.sync([edited], moment(1000))
+        await storage.templates.sync([edited], moment(2000))  # no change: no version
+
+        assert await storage.templates.version("welcome", 1) == stored(WELCOME, T0)
+        assert await storage.templates.version("welcome", 2) == stored(
+            edited, T0, version=2, at=moment(1000)
+        )
+        assert await storage.templates.version("welcome", 3) is None
+        assert await storage.templates.version("class-reminder", 1) is None
+
+    async def test_concurrent_syncs_of_a_change_make_one_version(self, storage: Storage) -> None:
+        await storage.templates.sync([WELCOME], T0)
+        edited = dataclasses.replace(WELCOME, subject="Hello {{first_name}}")
+
+        await asyncio.gather(*(storage.templates.sync([edited], moment(1000)) for _ in range(5)))
+
+        assert await storage.templates.get("welcome") == stored(
+            edited, T0, version=2, at=moment(1000)
+        )
+        assert await storage.templates.version("welcome", 3) is None
+
+    async def test_a_template_that_leaves_the_catalog_takes_its_versions(
+        self, storage: Storage
+    ) -> None:
+        await storage.templates.sync([WELCOME, REMINDER], T0)
+        await storage.templates.sync([REMINDER], moment(1000))
+
+        await storage.templates.sync([WELCOME, REMINDER], moment(2000))
+
+        assert await storage.templates.version("welcome", 1) == stored(WELCOME, moment(2000))
+        assert await storage.templates.version("welcome", 2) is None

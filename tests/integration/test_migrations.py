@@ -87,6 +87,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_26t22_51_10_148594_import_error_emails as import_error_emails,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_27t02_24_14_378088_account_templates as account_templates,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -114,6 +117,8 @@ SUPPRESSION_MIGRATIONS = [suppressions.ID, suppressions_by_reason.ID]
 EVENT_MIGRATIONS = [message_events.ID]
 # The installation's own secrets (the unsubscribe links' key when none is configured).
 SECRET_MIGRATIONS = [installation_secrets.ID]
+# Accounts' own templates and every template's versions (tables, indexes, version 1 rows).
+TEMPLATE_MIGRATIONS = [account_templates.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -131,6 +136,7 @@ MAIL_MIGRATIONS = sorted(
         *SUPPRESSION_MIGRATIONS,
         *EVENT_MIGRATIONS,
         *SECRET_MIGRATIONS,
+        *TEMPLATE_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -148,6 +154,7 @@ RENAME_MIGRATIONS = sorted(
         *SUPPRESSION_MIGRATIONS,
         *EVENT_MIGRATIONS,
         *SECRET_MIGRATIONS,
+        *TEMPLATE_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -168,6 +175,7 @@ SUPPRESSION_TABLES = {"suppressions"}
 LIMITER_TABLES = {"rate_grants", "rate_holds"}  # Postgres only
 EVENT_TABLES = {"message_events"}
 SECRET_TABLES = {"installation_secrets"}
+TEMPLATE_TABLES = {"account_templates", "template_versions"}
 OUR_TABLES = (
     LEAD_TABLES
     | MAIL_TABLES
@@ -177,6 +185,7 @@ OUR_TABLES = (
     | SUPPRESSION_TABLES
     | EVENT_TABLES
     | SECRET_TABLES
+    | TEMPLATE_TABLES
 )
 LEAD_COLUMNS = {
     "lead_id",
@@ -194,7 +203,15 @@ LEAD_COLUMNS = {
 }
 COLUMNS = {
     "leads": LEAD_COLUMNS,
-    "templates": {"template_id", "name", "subject", "body", "created_at", "updated_at"},
+    "templates": {
+        "template_id",
+        "name",
+        "subject",
+        "body",
+        "created_at",
+        "updated_at",
+        "version",
+    },
     "messages": {
         "message_id",
         "account_id",

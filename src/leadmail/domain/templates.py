@@ -9,9 +9,10 @@ let a value add mail headers).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 
 from markupsafe import escape
 
@@ -37,26 +38,75 @@ def variables_of(*texts: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def _check_braces(text: str, where: str) -> None:
-    # Every "{{" must open a valid placeholder: a typo such as "{{ first name }}" would
-    # otherwise reach recipients verbatim.
+MALFORMED = "use {{name}} with letters, digits and underscores"
+
+
+@dataclass(frozen=True, slots=True)
+class StrayBrace:
+    """A ``{{`` or ``}}`` that is no part of a placeholder, and where it is (from 1)."""
+
+    line: int
+    column: int
+    near: str  # the text from there, up to 40 characters
+
+    def explained(self) -> str:
+        return (
+            f"line {self.line}, column {self.column}: a malformed placeholder near"
+            f" {self.near!r}: {MALFORMED}"
+        )
+
+
+def stray_braces(text: str) -> Iterator[StrayBrace]:
+    """Every "{{" and "}}" that opens or closes no valid placeholder: a typo such as
+    "{{ first name }}" would otherwise reach recipients verbatim."""
     valid = [m.span() for m in PLACEHOLDER.finditer(text)]
     for stray in re.finditer(r"\{\{|\}\}", text):
-        if not any(start <= stray.start() < end for start, end in valid):
-            near = text[stray.start() :][:40]
-            raise InvalidTemplate(
-                f"{where} has a malformed placeholder near {near!r}: use {{{{name}}}} with"
-                " letters, digits and underscores"
-            )
+        at = stray.start()
+        if not any(start <= at < end for start, end in valid):
+            line_start = text.rfind("\n", 0, at) + 1
+            yield StrayBrace(text.count("\n", 0, at) + 1, at - line_start + 1, text[at:][:40])
+
+
+def _check_braces(text: str, where: str) -> None:
+    for stray in stray_braces(text):
+        raise InvalidTemplate(
+            f"{where} has a malformed placeholder near {stray.near!r}: {MALFORMED}"
+        )
+
+
+class TemplateKind(StrEnum):
+    """A template is sent; a layout wraps the templates that name it (``{{content}}``)."""
+
+    TEMPLATE = "template"
+    LAYOUT = "layout"
 
 
 @dataclass(frozen=True, slots=True)
 class Template:
+    """A template at one version: a predefined one (the file catalog's, ``account_id``
+    None) or an account's own. ``body`` is its HTML; ``created_at`` is when the template
+    was first stored and ``updated_at`` when this version was made."""
+
     template_id: str
     name: str
     subject: str
     body: str
     created_at: datetime
+    text: str | None = None  # the plain-text part as written; None: derived from the HTML
+    layout_id: str | None = None  # the account's layout that wraps it
+    kind: TemplateKind = TemplateKind.TEMPLATE
+    account_id: str | None = None  # None: a predefined template, every account's
+    version: int = 1
+    updated_at: datetime | None = None  # None: as created_at (a first version)
+
+    @property
+    def predefined(self) -> bool:
+        return self.account_id is None
+
+    @property
+    def changed_at(self) -> datetime:
+        """When this version was made."""
+        return self.created_at if self.updated_at is None else self.updated_at
 
     @property
     def variables(self) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ from piccolo.conf.apps import AppConfig
 
 from leadmail.adapters.db.tables import (
     Accounts,
+    AccountTemplates,
     ApiKeys,
     CampaignRecipients,
     Campaigns,
@@ -22,6 +23,7 @@ from leadmail.adapters.db.tables import (
     SenderDomains,
     Suppressions,
     Templates,
+    TemplateVersions,
 )
 
 APP_CONFIG = AppConfig(
@@ -43,6 +45,8 @@ APP_CONFIG = AppConfig(
         SenderDomains,
         MessageEvents,
         InstallationSecrets,
+        AccountTemplates,
+        TemplateVersions,
     ],
     migration_dependencies=[],
     commands=[],

@@ -48,6 +48,8 @@ class Tables:
     sender_domains: Any
     message_events: Any
     installation_secrets: Any
+    account_templates: Any
+    template_versions: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -94,6 +96,40 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         name = Text()
         subject = Varchar(length=1000)
         body = Text()
+        created_at = Timestamptz()
+        updated_at = Timestamptz()
+        version = Integer(default=1)  # the current version (template_versions holds each)
+
+    class AccountTemplates(Table, tablename="account_templates", db=engine):
+        # An account's own templates and layouts, each at its current version: (account_id,
+        # template_id) is unique through an index the migration creates.
+        account_template_id = BigSerial(primary_key=True)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        template_id = Varchar(length=64)
+        kind = Varchar(length=16)
+        version = Integer()
+        name = Text()
+        subject = Varchar(length=1000)
+        body = Text()
+        text = Text(null=True, default=None)
+        layout_id = Varchar(length=64, null=True, default=None)
+        created_at = Timestamptz()
+        updated_at = Timestamptz()
+
+    class TemplateVersions(Table, tablename="template_versions", db=engine):
+        # Every version of every template: an account's (account_id set) or a predefined
+        # one (account_id NULL); (COALESCE(account_id, ''), template_id, version) is unique
+        # through an index the migration creates.
+        template_version_id = BigSerial(primary_key=True)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=True)
+        template_id = Varchar(length=64)
+        kind = Varchar(length=16)
+        version = Integer()
+        name = Text()
+        subject = Varchar(length=1000)
+        body = Text()
+        text = Text(null=True, default=None)
+        layout_id = Varchar(length=64, null=True, default=None)
         created_at = Timestamptz()
         updated_at = Timestamptz()
 
@@ -263,6 +299,8 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         sender_domains=SenderDomains,
         message_events=MessageEvents,
         installation_secrets=InstallationSecrets,
+        account_templates=AccountTemplates,
+        template_versions=TemplateVersions,
     )
 
 
@@ -282,3 +320,5 @@ Suppressions = _MIGRATION_TABLES.suppressions
 SenderDomains = _MIGRATION_TABLES.sender_domains
 MessageEvents = _MIGRATION_TABLES.message_events
 InstallationSecrets = _MIGRATION_TABLES.installation_secrets
+AccountTemplates = _MIGRATION_TABLES.account_templates
+TemplateVersions = _MIGRATION_TABLES.template_versions
