@@ -29,10 +29,14 @@ from leadmail.adapters.db.privacy import PiccoloPersonalData
 from leadmail.adapters.db.rate_limits import PostgresLimitStorage
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
-from leadmail.adapters.db.templates import PiccoloTemplateRepository
+from leadmail.adapters.db.templates import (
+    PiccoloAccountTemplateRepository,
+    PiccoloTemplateRepository,
+)
 from leadmail.adapters.limits.factory import rate_limiter_for
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
+from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepository
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.installation_secrets import MemoryInstallationSecrets
@@ -67,7 +71,11 @@ from leadmail.ports.privacy import PersonalDataRepository
 from leadmail.ports.rate_limits import RateLimiter
 from leadmail.ports.sender_domains import SenderDomainRepository
 from leadmail.ports.suppressions import SuppressionRepository
-from leadmail.ports.templates import TemplateCatalog, TemplateRepository
+from leadmail.ports.templates import (
+    AccountTemplateRepository,
+    TemplateCatalog,
+    TemplateRepository,
+)
 from leadmail.services.addressing import Addressing
 from leadmail.services.campaign_checks import CampaignChecks
 from leadmail.services.campaigns import CAMPAIGN_JOB, CampaignService
@@ -103,6 +111,7 @@ class Adapters:
     keys: ApiKeyStore
     provider: EmailProvider
     templates: TemplateRepository
+    account_templates: AccountTemplateRepository  # each account's own
     messages: MessageRepository
     claims: IdempotencyStore
     catalog: TemplateCatalog
@@ -132,6 +141,7 @@ class Adapters:
             keys=MemoryApiKeyStore(),
             provider=provider if provider is not None else RecordingEmailProvider(),
             templates=MemoryTemplateRepository(),
+            account_templates=MemoryAccountTemplateRepository(),
             messages=messages,
             claims=MemoryIdempotencyStore(),
             catalog=FileTemplateCatalog(None),
@@ -171,6 +181,7 @@ class Adapters:
             keys=keys,
             provider=email_provider_from(settings),
             templates=PiccoloTemplateRepository(database),
+            account_templates=PiccoloAccountTemplateRepository(database),
             messages=PiccoloMessageRepository(database),
             claims=PiccoloIdempotencyStore(database),
             suppressions=PiccoloSuppressionRepository(database),
@@ -239,7 +250,13 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     )
     outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, clock)
     addressing = Addressing(settings.email_default_from)
-    templates = TemplateService(adapters.catalog, adapters.templates, clock)
+    templates = TemplateService(
+        adapters.catalog,
+        adapters.templates,
+        adapters.account_templates,
+        clock,
+        campaign_uses=adapters.campaigns.using,
+    )
     imports = LeadImportService(adapters.imports, adapters.jobs, clock)
     adapters.jobs.handle(IMPORT_JOB, imports.run_job)
     checks = CampaignChecks(templates, adapters.leads, addressing, sender_rules)

@@ -37,6 +37,8 @@ PREFIXES = {
     "import_id": IMPORT_ID_PREFIX,
     "campaign_id": CAMPAIGN_ID_PREFIX,
     "email": "ada@example.com",  # a suppressed address (DELETE /api/v1/suppressions/{email})
+    "template_id": "welcome-",  # template ids have no prefix
+    "version": "1",
 }
 PARAMETER = re.compile(r"\{(\w+):\w+\}")
 DOCUMENT = "/schema"
@@ -44,6 +46,7 @@ DOCUMENT = "/schema"
 BODIES: dict[tuple[str, str], Any] = {
     ("PUT", "/api/v1/leads/{lead_id:str}"): {"note": "n"},
     ("POST", "/api/v1/leads/{lead_id:str}/tags"): {"add": ["x"]},
+    ("PUT", "/api/v1/email/templates/{template_id:str}"): {"name": "n"},
 }
 
 
@@ -92,9 +95,17 @@ def routes(app: Litestar) -> list[tuple[str, str, Any]]:
     ]
 
 
-def filled(path: str, value: str = "{prefix}x") -> str:
-    """The path template with each id of the right shape (or ``value``)."""
-    return PARAMETER.sub(lambda m: value.format(prefix=PREFIXES[m[1]]), path)
+def filled(path: str, value: str = "{prefix}x", only: str | None = None) -> str:
+    """The path template with each id of the right shape (or ``value``: every id's, or
+    ``only`` that one's, the others' of the right shape)."""
+
+    def one(m: re.Match[str]) -> str:
+        shown = value if only in (None, m[1]) else "{prefix}x"
+        if m[1] == "version":  # a number: its own shape
+            return shown.format(prefix="1").replace("1x", "1")
+        return shown.format(prefix=PREFIXES[m[1]])
+
+    return PARAMETER.sub(one, path)
 
 
 async def test_a_nul_in_any_path_id_is_422_naming_it_on_every_database(
@@ -104,15 +115,15 @@ async def test_a_nul_in_any_path_id_is_422_naming_it_on_every_database(
     assert len(by_id) >= 14  # leads (4), a message, imports (2), campaigns (6), suppressions
 
     for method, path in by_id:
-        [name] = PARAMETER.findall(path)
-        for bad in ("{prefix}%00", "{prefix}a%00b", "%00"):
-            response = await stored_api.client.request(
-                method,
-                filled(path, bad),
-                json=BODIES.get((method, path)),
-                headers=stored_api.auth,
-            )
-            assert_invalid(response, name)
+        for name in PARAMETER.findall(path):
+            for bad in ("{prefix}%00", "{prefix}a%00b", "%00"):
+                response = await stored_api.client.request(
+                    method,
+                    filled(path, bad, only=name),
+                    json=BODIES.get((method, path)),
+                    headers=stored_api.auth,
+                )
+                assert_invalid(response, name)
 
 
 async def test_an_id_of_the_wrong_shape_is_422_and_of_the_right_shape_404(api: Api) -> None:

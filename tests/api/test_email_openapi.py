@@ -24,10 +24,14 @@ HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 # The aliases the spec's samples use are served. POST /send-template is left out of the
 # document; GET /template is in it as deprecated, since its path also takes POST.
 EMAIL_PATHS: dict[str, set[str]] = {
-    TEMPLATES: {"get"},
+    TEMPLATES: {"get", "post"},  # the list; createTemplate
     TEMPLATE: {"get", "post"},
     SEND: {"post"},
     MESSAGE: {"get"},
+    # An account's own templates (issue 26).
+    TEMPLATES + "/{template_id}": {"get", "put", "delete"},
+    TEMPLATES + "/{template_id}/versions": {"get"},
+    TEMPLATES + "/{template_id}/versions/{version}": {"get"},
 }
 SENDS = [SEND, TEMPLATE]
 # Each send's errors, exactly: a plain send has no template to miss.
@@ -137,7 +141,7 @@ def test_success_bodies_describe_messages_and_templates(spec: dict[str, Any]) ->
 @pytest.mark.parametrize(
     ("path", "methods"),
     [
-        (TEMPLATES, {"GET", "OPTIONS"}),
+        (TEMPLATES, {"GET", "POST", "OPTIONS"}),
         (TEMPLATE, {"GET", "POST", "OPTIONS"}),
         (SEND, {"POST", "OPTIONS"}),
         (SEND_TEMPLATE, {"POST", "OPTIONS"}),

@@ -49,6 +49,8 @@ ANSWER_IDS = {
     ("ImportOut", "id"): IMPORT_ID,
     ("Campaign", "id"): CAMPAIGN_ID,
     ("Template", "id"): TEMPLATE_ID,
+    ("Template", "layout_id"): TEMPLATE_ID,
+    ("DeletedTemplate", "id"): TEMPLATE_ID,
     ("Message", "template_id"): TEMPLATE_ID,
     ("Campaign", "template_id"): TEMPLATE_ID,
     ("RequestId", "request_id"): REQUEST_ID,
@@ -56,7 +58,13 @@ ANSWER_IDS = {
     ("PersonalDataImportRow", "import_id"): IMPORT_ID,
 }
 # Ids a client sends in a body: a template's.
-REQUEST_IDS = {("SendTemplateEmailRequest", "template_id"), ("NewCampaign", "template_id")}
+REQUEST_IDS = {
+    ("SendTemplateEmailRequest", "template_id"),
+    ("NewCampaign", "template_id"),
+    ("TemplateInput", "id"),
+    ("TemplateInput", "layout_id"),
+    ("TemplateChange", "layout_id"),
+}
 # Ids the service does not make: the provider's own.
 NOT_OURS = {"provider_message_id"}
 

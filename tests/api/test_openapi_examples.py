@@ -113,6 +113,17 @@ def assert_like(real: Any, example: Any, where: str = "") -> None:
         assert_like(real[0], example[0], f"{where}[0]")
 
 
+# The layout the template example names (one of the school's own).
+LETTERHEAD = {
+    "id": "letterhead",
+    "kind": "layout",
+    "name": "Acme Academy letterhead",
+    "subject": "Acme Academy",
+    "html": '<div class="page"><h1>Acme Academy</h1>{{content}}<p class="small">12 High St,'
+    ' Leeds. <a href="{{unsubscribe_url}}">Unsubscribe</a></p></div>',
+}
+
+
 async def call(api: Api, method: str, path: str, status: int = 200, **kwargs: Any) -> Any:
     response = await api.client.request(method, path, headers=api.auth, **kwargs)
     assert response.status_code == status, response.text
@@ -213,6 +224,20 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
             api, "DELETE", f"{SUPPRESSIONS}/{person}"
         ),
     }
+    # A school's own template, in its layout (the example names one), changed, then deleted.
+    await call(api, "POST", TEMPLATES, 201, json=LETTERHEAD)
+    written = spec["paths"][TEMPLATES]["post"]["requestBody"]["content"]["application/json"]
+    own = TEMPLATES + "/{template_id}"
+    mine = f"{TEMPLATES}/{written['example']['id']}"
+    edit = spec["paths"][own]["put"]["requestBody"]["content"]["application/json"]["example"]
+    answers |= {
+        (TEMPLATES, "post"): await call(api, "POST", TEMPLATES, 201, json=written["example"]),
+        (own, "put"): await call(api, "PUT", mine, json=edit),
+        (own, "get"): await call(api, "GET", mine),
+        (own + "/versions", "get"): await call(api, "GET", f"{mine}/versions", params={"limit": 1}),
+        (own + "/versions/{version}", "get"): await call(api, "GET", f"{mine}/versions/2"),
+        (own, "delete"): await call(api, "DELETE", mine),
+    }
     documented = {
         (path, method)
         for path, item in spec["paths"].items()
@@ -223,6 +248,7 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
 
     for (path, method), real in answers.items():
         created = "201" if (path, method) == (SUPPRESSIONS, "post") else ""  # it has a 200
+        created = "201" if (path, method) == (TEMPLATES, "post") else created
         example = success_example(spec, path, method, created)
         if isinstance(example, str):  # a CSV file: the same first columns
             assert real.startswith("email,name,source,note,phone,tags"), (method, path)

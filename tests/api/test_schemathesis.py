@@ -55,7 +55,7 @@ async def test_the_document_holds_for_every_operation_and_check() -> None:
     require_module("schemathesis")
     app, services, key = await app_with_key(Adapters.in_memory())
     await services.templates.sync()  # as the app's start does; then read as a client would
-    catalog = {t.template_id: t.variables for t in await services.templates.list()}
+    catalog = {t.template_id: t.variables for t in await services.templates.predefined()}
     assert catalog, "no template to send"
     # A lead, so that a campaign to every lead (``{}``) has an audience.
     seed = await services.leads.add(

@@ -46,6 +46,7 @@ class TestAccountTemplateRepositoryContract:
             html="<p>Line one\r\nLine two\ttab &amp; <b>bold</b></p>\n" + "x" * 100_000,
             text=None,
             layout_id="letterhead",
+            inline_css=False,
         )
         template = first_version(account, "zoe", zoe, T0)
 

@@ -54,7 +54,16 @@ MESSAGE_FIELDS = {
 }
 # One of a message's events, as its provider reported it (webhooks).
 MESSAGE_EVENT_FIELDS = {"type", "bounce", "at", "detail"}
-TEMPLATE_FIELDS = {"id", "name", "subject", "body", "variables", "created_at"}
+# The spec's fields, then what templates per account added (issue 26).
+TEMPLATE_FIELDS = {"id", "name", "subject", "body", "variables", "created_at"} | {
+    "owner",
+    "kind",
+    "version",
+    "updated_at",
+    "text",
+    "layout_id",
+    "inline_css",
+}
 ISO_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
 
 

@@ -82,6 +82,11 @@ TEMPLATE_SEND = "POST /api/v1/email/template"
 CAMPAIGN = "POST /api/v1/campaigns"
 DELETE_LEAD = "DELETE /api/v1/leads/{lead_id}"
 ERASE = "POST /api/v1/privacy/erase"
+CREATE_TEMPLATE = "POST /api/v1/email/templates"
+CHANGE_TEMPLATE = "PUT /api/v1/email/templates/{template_id}"
+# Where a template's text may hold braces: in placeholders only (said in words, not in the
+# schema); a layout holds {{content}} once.
+TEMPLATE_TEXTS = ("subject", "html", "text")
 SEED_EMAIL = "seed.lead@tests.leadmail.example"  # the lead every campaign's audience holds
 NO_LEAD_ID = "ld_NoSuchLeadInTheRun000A"
 NOT_THE_SEED = "someone.else@tests.leadmail.example"
@@ -212,6 +217,36 @@ def with_variables(body: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
     return body
 
 
+def known_template(body: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
+    """A send or campaign naming a template: one of the catalog's (whose variables the
+    harness knows) when it names another (one the run made, of unknown variables)."""
+    template = body.get("template_id")
+    if isinstance(template, str) and template not in catalog and catalog:
+        return {**body, "template_id": min(catalog)}
+    return body
+
+
+def as_written(body: Any, *, change: bool) -> Any:
+    """A template as a school writes one: braces in its text only in placeholders, a
+    layout holding `{{content}}` once, `layout_id` naming no layout (the run has none it
+    knows). A change leaves the texts alone (its template may be a layout, or not), and
+    changes the name when nothing else is left to change."""
+    if not isinstance(body, dict):
+        return body
+    body = {k: v for k, v in body.items() if k != "layout_id"}
+    if change:
+        body = {k: v for k, v in body.items() if k not in ("html", "text")}
+        return body or {"name": "Renamed by the run"}
+    for name in TEMPLATE_TEXTS:
+        if isinstance(body.get(name), str):
+            body[name] = body[name].replace("{", "").replace("}", "")
+    if body.get("kind") == "layout":
+        for name in ("html", "text"):
+            if isinstance(body.get(name), str):
+                body[name] += "{{content}}"
+    return body
+
+
 def with_campaign_data(body: Any, catalog: Catalog, seen: Audiences) -> Any:
     """A campaign's body with its template's variables given, and a valid audience checked
     by the domain's parser, then made ``{}`` (see the module's docstring)."""
@@ -234,10 +269,13 @@ def fill_data(catalog: Catalog, run: Run, seed_lead_id: str) -> Callable[[Any, A
 
     def map_case(context: Any, case: Any) -> Any:
         label = context.operation.label if context.operation is not None else None
-        if label == CAMPAIGN:
-            case.body = with_campaign_data(case.body, catalog, run.audiences)
+        if label == CAMPAIGN and isinstance(case.body, dict):
+            body = known_template(case.body, catalog)
+            case.body = with_campaign_data(body, catalog, run.audiences)
         elif label == TEMPLATE_SEND and isinstance(case.body, dict):
-            case.body = with_variables(case.body, catalog)
+            case.body = with_variables(known_template(case.body, catalog), catalog)
+        elif label in (CREATE_TEMPLATE, CHANGE_TEMPLATE):
+            case.body = as_written(case.body, change=label == CHANGE_TEMPLATE)
         elif label == DELETE_LEAD and (case.path_parameters or {}).get("lead_id") == seed_lead_id:
             case.path_parameters = {**case.path_parameters, "lead_id": NO_LEAD_ID}
         elif (

@@ -10,6 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from leadmail.adapters.catalog.files import FileTemplateCatalog
+from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepository
+from leadmail.adapters.memory.campaigns import MemoryCampaignRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.installation_secrets import MemoryInstallationSecrets
 from leadmail.adapters.memory.mail import RecordingEmailProvider
@@ -104,7 +106,13 @@ async def make_rig(
     rules = SenderRules(SenderPolicy(allowed), MemorySenderDomainRepository())
     outbox = Outbox(log, claims, outgoing, SendPolicy(suppressions, rules), clock=time.wall)
     addressing = Addressing(default_from)
-    service = TemplateService(FileTemplateCatalog(None), templates, clock=time.wall)
+    service = TemplateService(
+        FileTemplateCatalog(None),
+        templates,
+        MemoryAccountTemplateRepository(),
+        clock=time.wall,
+        campaign_uses=MemoryCampaignRepository().using,
+    )
     links = Unsubscribes(
         "http://mail.example",
         MemoryInstallationSecrets(),

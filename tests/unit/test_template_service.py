@@ -1,4 +1,5 @@
-"""TemplateService: the stored templates served from memory, read again after each write."""
+"""TemplateService: the predefined templates served from memory, read again after each
+sync."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from datetime import UTC, datetime
 
 import pytest
 
+from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
 from leadmail.domain.errors import TemplateNotFound
 from leadmail.domain.templates import Template, TemplateSource
 from leadmail.services.templates import TemplateService
 
 NOW = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+ACCOUNT = "acc_1"
 
 
 def source(template_id: str, subject: str = "Hello {{first_name}}") -> TemplateSource:
@@ -47,8 +50,18 @@ class CountingRepository(MemoryTemplateRepository):
         raise AssertionError("the service reads the whole set, once")
 
 
+async def no_campaigns(account_id: str, template_id: str) -> list[str]:
+    return []
+
+
 def service(repository: CountingRepository, catalog: Catalog) -> TemplateService:
-    return TemplateService(catalog, repository, clock=lambda: NOW)
+    return TemplateService(
+        catalog,
+        repository,
+        MemoryAccountTemplateRepository(),
+        clock=lambda: NOW,
+        campaign_uses=no_campaigns,
+    )
 
 
 async def test_reads_after_the_first_are_served_from_memory() -> None:
@@ -56,9 +69,9 @@ async def test_reads_after_the_first_are_served_from_memory() -> None:
     templates = service(repository, Catalog(source("welcome"), source("reminder")))
     await templates.sync()
 
-    listed = [t.template_id for t in await templates.list()]
-    again = [t.template_id for t in await templates.list()]
-    welcome = await templates.get("welcome")
+    listed = [t.template_id for t in await templates.predefined()]
+    again = [t.template_id for t in await templates.predefined()]
+    welcome = await templates.get(ACCOUNT, "welcome")
 
     assert listed == again == ["reminder", "welcome"]
     assert welcome.template_id == "welcome"
@@ -70,13 +83,13 @@ async def test_a_sync_is_seen_by_the_next_read() -> None:
     catalog = Catalog(source("welcome"))
     templates = service(repository, catalog)
     await templates.sync()
-    assert (await templates.get("welcome")).subject == "Hello {{first_name}}"
+    assert (await templates.get(ACCOUNT, "welcome")).subject == "Hello {{first_name}}"
 
     catalog.sources = [source("welcome", subject="Welcome {{first_name}}"), source("reminder")]
     await templates.sync()
 
-    assert (await templates.get("welcome")).subject == "Welcome {{first_name}}"
-    assert [t.template_id for t in await templates.list()] == ["reminder", "welcome"]
+    assert (await templates.get(ACCOUNT, "welcome")).subject == "Welcome {{first_name}}"
+    assert [t.template_id for t in await templates.predefined()] == ["reminder", "welcome"]
     assert repository.reads == 2
 
 
@@ -84,10 +97,10 @@ async def test_an_unknown_template_is_not_found_from_memory_too() -> None:
     repository = CountingRepository()
     templates = service(repository, Catalog(source("welcome")))
     await templates.sync()
-    await templates.list()
+    await templates.predefined()
 
     with pytest.raises(TemplateNotFound):
-        await templates.get("welcom")
+        await templates.get(ACCOUNT, "welcom")
     assert repository.reads == 1
 
 
@@ -97,7 +110,7 @@ async def test_a_read_that_began_before_a_sync_does_not_keep_what_it_read() -> N
     templates = service(repository, catalog)
     await templates.sync()
     repository.hold = asyncio.Event()
-    slow_read = asyncio.create_task(templates.list())
+    slow_read = asyncio.create_task(templates.predefined())
     await asyncio.sleep(0)  # the read has the old set and waits
 
     catalog.sources = [source("reminder")]
@@ -107,7 +120,7 @@ async def test_a_read_that_began_before_a_sync_does_not_keep_what_it_read() -> N
     repository.hold = None
 
     assert [t.template_id for t in old] == ["welcome"]  # it answered what it read...
-    assert [t.template_id for t in await templates.list()] == ["reminder"]  # ...not kept
+    assert [t.template_id for t in await templates.predefined()] == ["reminder"]  # ...not kept
 
 
 class FailingRepository(CountingRepository):
@@ -122,10 +135,10 @@ async def test_a_failed_sync_still_drops_the_snapshot() -> None:
     templates = service(repository, catalog)
     with pytest.raises(OSError, match="mid-sync"):
         await templates.sync()
-    assert [t.template_id for t in await templates.list()] == ["welcome"]
+    assert [t.template_id for t in await templates.predefined()] == ["welcome"]
 
     catalog.sources = [source("a-first"), source("welcome")]
     with pytest.raises(OSError, match="mid-sync"):
         await templates.sync()  # wrote a part ("a-first") before failing
 
-    assert [t.template_id for t in await templates.list()] == ["a-first"]
+    assert [t.template_id for t in await templates.predefined()] == ["a-first"]

@@ -141,7 +141,7 @@ async def test_a_template_fills_unsubscribe_url_per_recipient_and_never_asks_for
     tmp_path: Path,
 ) -> None:
     services, provider = await services_for(tmp_path)
-    [news] = [t for t in await services.templates.list() if t.template_id == "news"]
+    [news] = [t for t in await services.templates.predefined() if t.template_id == "news"]
     assert "unsubscribe_url" in news.variables
     assert news.client_variables == ("first_name",)
     request = TemplateEmailRequest(

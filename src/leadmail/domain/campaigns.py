@@ -120,6 +120,12 @@ class Campaign:
     failure_reason: str = ""
     started_at: datetime | None = None  # when it first ran (kept across pauses)
     finished_at: datetime | None = None
+    # The template's version, and its layout's, frozen when it starts: an edit of either
+    # never changes a campaign that has started (None: a draft; or one started before
+    # templates had versions, which sends the current version).
+    template_version: int | None = None
+    layout_id: str | None = None
+    layout_version: int | None = None
 
     # The transitions: a new value of the campaign, or CampaignStateConflict naming the
     # status it has. Persisting one is a compare-and-set on the status it came from.

@@ -86,8 +86,11 @@ class ApiKeyNotFound(DomainError):
 class TemplateNotFound(DomainError):
     code = "TEMPLATE_NOT_FOUND"
 
-    def __init__(self, template_id: str) -> None:
-        super().__init__(f"Template {template_id!r} was not found")
+    def __init__(self, template_id: str, version: int | None = None) -> None:
+        if version is None:
+            super().__init__(f"Template {template_id!r} was not found")
+        else:
+            super().__init__(f"Template {template_id!r} has no version {version}")
         self.template_id = template_id
 
 

@@ -16,6 +16,7 @@ from datetime import datetime
 from leadmail.domain.email import MAX_SUBJECT
 from leadmail.domain.errors import DomainError, FieldError, ValidationFailed
 from leadmail.domain.templates import (
+    CONTENT,
     PLACEHOLDER,
     TEMPLATE_ID,
     Template,
@@ -28,8 +29,6 @@ MAX_TEMPLATES = 500  # an account's own templates and layouts together
 MAX_HTML_BYTES = 512 * 1024  # UTF-8
 MAX_TEXT_BYTES = 256 * 1024
 MAX_NAME = 200
-# A layout's one placeholder: where the HTML (or text) of the template it wraps goes.
-CONTENT = "content"
 ID_RULE = "must be 1-64 of a-z, 0-9, '-' and '_', starting with a letter or digit"
 
 
@@ -87,6 +86,7 @@ class TemplateDraft:
     text: str | None = None
     layout_id: str | None = None
     kind: TemplateKind = TemplateKind.TEMPLATE
+    inline_css: bool = True
 
     @classmethod
     def of(cls, template: Template) -> TemplateDraft:
@@ -97,6 +97,7 @@ class TemplateDraft:
             template.text,
             template.layout_id,
             template.kind,
+            template.inline_css,
         )
 
     def errors(self) -> list[FieldError]:
@@ -121,6 +122,13 @@ class TemplateDraft:
         errors += self._text_errors("html", self.html, MAX_HTML_BYTES)
         if self.text is not None:
             errors += self._text_errors("text", self.text, MAX_TEXT_BYTES)
+        if self.inline_css and not any(e.field == "html" for e in errors):
+            from leadmail.domain.html_parts import InvalidHtml, inline_css  # on first use
+
+            try:
+                inline_css(self.html)
+            except InvalidHtml as e:
+                errors.append(FieldError("html", f"{e} (or save with inline_css false)"))
         if self.kind is TemplateKind.LAYOUT and self.layout_id is not None:
             errors.append(FieldError("layout_id", "is for a template: a layout names no layout"))
         return errors
@@ -199,6 +207,7 @@ def first_version(
         account_id=account_id,
         version=1,
         updated_at=now,
+        inline_css=draft.inline_css,
     )
 
 
@@ -216,4 +225,5 @@ def next_version(current: Template, draft: TemplateDraft, now: datetime) -> Temp
         account_id=current.account_id,
         version=current.version + 1,
         updated_at=now,
+        inline_css=draft.inline_css,
     )

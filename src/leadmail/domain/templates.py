@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 
@@ -98,6 +98,9 @@ class Template:
     account_id: str | None = None  # None: a predefined template, every account's
     version: int = 1
     updated_at: datetime | None = None  # None: as created_at (a first version)
+    # Whether a send has the <style> rules inlined (html_parts.inline_css): an account's
+    # templates do unless saved with inline_css false; the catalog's are sent as written.
+    inline_css: bool = False
 
     @property
     def predefined(self) -> bool:
@@ -110,7 +113,7 @@ class Template:
 
     @property
     def variables(self) -> tuple[str, ...]:
-        return variables_of(self.subject, self.body)
+        return variables_of(self.subject, self.body, self.text or "")
 
     @property
     def client_variables(self) -> tuple[str, ...]:
@@ -125,7 +128,7 @@ class Template:
 
     def compiled(self) -> CompiledTemplate:
         """The template read once, for rendering it many times (a campaign's)."""
-        return CompiledTemplate.of(self.subject, self.body)
+        return CompiledTemplate.of(self.subject, self.body, self.text or "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,11 +142,11 @@ class CompiledTemplate:
     in_subject: tuple[str, ...]  # the variables of the subject, in order
 
     @classmethod
-    def of(cls, subject: str, body: str) -> CompiledTemplate:
+    def of(cls, subject: str, body: str, text: str = "") -> CompiledTemplate:
         return cls(
             tuple(PLACEHOLDER.split(subject)),
             tuple(PLACEHOLDER.split(body)),
-            variables_of(subject, body),
+            variables_of(subject, body, text),
             variables_of(subject),
         )
 
@@ -245,3 +248,37 @@ class TemplateSource:
             raise InvalidTemplate(f"{origin}: the body is empty")
         _check_braces(self.subject, f"{origin}: the subject")
         _check_braces(self.body, f"{origin}: the body")
+
+
+# A layout's one placeholder: where the HTML (or text) of the template it wraps goes.
+CONTENT = "content"
+
+
+def within(outer: str, inner: str) -> str:
+    """``outer`` with its one ``{{content}}`` placeholder replaced by ``inner``."""
+    for match in PLACEHOLDER.finditer(outer):
+        if match.group(1) == CONTENT:
+            return outer[: match.start()] + inner + outer[match.end() :]
+    raise ValueError("a layout holds {{content}}")
+
+
+def composed(template: Template, layout: Template | None) -> Template:
+    """The template inside its layout: the layout's ``{{content}}`` replaced by the
+    template's HTML, and by its text when both have one. Its id, version and owner stay."""
+    if layout is None:
+        return template
+    text = template.text
+    if text is not None and layout.text is not None:
+        text = within(layout.text, text)
+    return replace(template, body=within(layout.body, template.body), text=text)
+
+
+def as_sent(template: Template, layout: Template | None) -> Template:
+    """The template as a send renders it: composed with its layout, its ``<style>``
+    rules inlined when it asks (html_parts.inline_css)."""
+    sent = composed(template, layout)
+    if not template.inline_css:
+        return sent
+    from leadmail.domain.html_parts import inline_css  # css-inline: on first use
+
+    return replace(sent, body=inline_css(sent.body))

@@ -36,6 +36,12 @@ class CampaignRepository(Protocol):
         it again and decide anew)."""
         ...
 
+    async def using(self, account_id: str, template_id: str) -> list[str]:
+        """The ids of the account's campaigns that have not finished (draft, scheduled,
+        running, paused) whose template, or frozen layout, is ``template_id``: oldest
+        first."""
+        ...
+
     async def active(self) -> list[Campaign]:
         """The campaigns of every account that are ``running`` or ``scheduled``, oldest
         first (to queue their jobs again when a server starts)."""

@@ -6,7 +6,7 @@ source."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TypeVar
 
@@ -104,7 +104,7 @@ class CampaignChecks:
         # Stored addresses were checked when the campaign was made: read, not judged again.
         reply_to = None if campaign.reply_to is None else Mailbox.parse(campaign.reply_to)
         await self._senders.check(campaign.account_id, Mailbox.parse(campaign.sender), reply_to)
-        template = await self._templates.get(campaign.template_id)
+        template = await self._templates.sendable(campaign.account_id, campaign.template_id)
         account, audience = campaign.account_id, campaign.audience
         if await self._leads.count(account, audience) == 0:
             raise AudienceEmpty()
@@ -121,6 +121,19 @@ class CampaignChecks:
         given = {k: v for k, v in shared.items() if k not in SERVICE_VARIABLES}
         template.render({**dict.fromkeys(template.variables, ""), **given})
         return [n for n in wanted if n not in EVERY_LEAD_HAS and n not in shared]
+
+    async def frozen(self, campaign: Campaign) -> Campaign:
+        """The campaign with its template's version, and its layout's, as they are now
+        (what it sends from then on). Raises TemplateNotFound."""
+        template, layout_version = await self._templates.frozen(
+            campaign.account_id, campaign.template_id
+        )
+        return replace(
+            campaign,
+            template_version=template.version,
+            layout_id=template.layout_id,
+            layout_version=layout_version,
+        )
 
 
 def _field(errors: list[FieldError], name: str, check: Callable[[], T], fallback: T) -> T:

@@ -145,9 +145,17 @@ class CampaignRunner:
         if campaign is None or campaign.status is not CampaignStatus.RUNNING:
             return
         try:
-            template = await self._templates.get(campaign.template_id)
-        except TemplateNotFound:
-            await self._fail(campaign, TEMPLATE_GONE.format(campaign.template_id))
+            if campaign.template_version is None:  # started before templates had versions
+                template = await self._templates.sendable(campaign.account_id, campaign.template_id)
+            else:
+                template = await self._templates.sendable_version(
+                    campaign.account_id,
+                    campaign.template_id,
+                    campaign.template_version,
+                    campaign.layout_version,
+                )
+        except TemplateNotFound as gone:  # the template (or its frozen layout) was deleted
+            await self._fail(campaign, TEMPLATE_GONE.format(gone.template_id))
             return
         letter = Letter.of(campaign, template)
         watch = CampaignWatch(

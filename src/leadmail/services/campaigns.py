@@ -178,7 +178,7 @@ class CampaignService:
         return found
 
     async def _start(self, draft: Campaign, required: Sequence[str]) -> Campaign:
-        started = draft.start(self._clock())
+        started = await self._checks.frozen(draft.start(self._clock()))
         await self._recipients.freeze(started, required)
         saved = await self._campaigns.save(started, CampaignStatus.DRAFT)
         if saved is None:  # changed meanwhile: started by another request, or cancelled

@@ -43,7 +43,7 @@ class SendTemplateEmail:
         request's ``variables`` say (a client never gives it)."""
         key = checked_key(idempotency_key)
         to, sender = self._addressing.addresses(request.to, request.sender)
-        template = await self._templates.get(request.template_id)
+        template = await self._templates.sendable(account_id, request.template_id)
         given = template.client_variables
         plan = SendPlan(
             operation="template",

@@ -1,35 +1,123 @@
-"""Use cases: the template catalog, synced into storage and served from memory.
+"""Use cases: the templates an account can send. The predefined ones (the file catalog,
+synced into storage, read-only over the API) and the account's own (written over the API,
+each change a new version).
 
-Templates change only when they are written (today: ``sync``, at start-up), so reads are
-served from a snapshot of the stored set, taken on the first read after a write. Every
-write goes through this class and ends in ``_written``, the one place that drops the
-snapshot: a method that edits templates (when they become editable) calls it too. A write
-by another process is seen after this one's next write or restart; editable templates on
-several servers will need the snapshot dropped on a notification, as the API keys' cache
-does (adapters/db/key_cache.py).
+Predefined templates change only when the catalog is synced (at start-up), so they are
+served from a snapshot of the stored set, taken on the first read after a sync. A sync by
+another process is seen after this one's next sync or restart.
+
+An account's own are read from storage on every use, so an edit is seen by the next send
+whichever process made it. What a send renders (the template inside its layout, its CSS
+inlined) is made once per version of the template and of its layout and kept, so a send on
+an account's template costs one read of the current version more than a predefined one.
 """
 
 from __future__ import annotations
 
-from leadmail.domain.clock import Clock, utc_now
-from leadmail.domain.errors import TemplateNotFound
-from leadmail.domain.templates import Template
-from leadmail.ports.templates import TemplateCatalog, TemplateRepository
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
-# The stored templates in id order, and by id.
+from leadmail.domain.clock import Clock, utc_now
+from leadmail.domain.errors import FieldError, TemplateNotFound, ValidationFailed
+from leadmail.domain.template_drafts import (
+    MAX_TEMPLATES,
+    TemplateDraft,
+    TemplateExists,
+    TemplateInUse,
+    TemplateReadOnly,
+    first_version,
+    generated_id,
+    id_errors,
+    next_version,
+)
+from leadmail.domain.templates import CONTENT, Template, TemplateKind, as_sent, composed
+from leadmail.ports.templates import (
+    AccountTemplateRepository,
+    TemplateCatalog,
+    TemplateRepository,
+)
+
+# The stored predefined templates in id order, and by id.
 Snapshot = tuple[list[Template], dict[str, Template]]
+# Sendable forms kept, by the versions they are made of (a template deleted and made again
+# starts again at version 1: the moment each version was made tells them apart).
+SENT_FORMS_KEPT = 1024
+CampaignUses = Callable[[str, str], Awaitable[list[str]]]
+# A change that loses a race with another (both read version n) reads and tries again.
+CHANGE_ATTEMPTS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateChange:
+    """A PUT: each field given replaces the stored one; None leaves it (``text`` and
+    ``layout_id`` are cleared with ``clear``)."""
+
+    name: str | None = None
+    subject: str | None = None
+    html: str | None = None
+    text: str | None = None
+    layout_id: str | None = None
+    inline_css: bool | None = None
+    clear: frozenset[str] = frozenset()  # "text", "layout_id": set to none
+
+    def applied(self, draft: TemplateDraft) -> TemplateDraft:
+        return TemplateDraft(
+            name=draft.name if self.name is None else self.name,
+            subject=draft.subject if self.subject is None else self.subject,
+            html=draft.html if self.html is None else self.html,
+            text=None if "text" in self.clear else _given(self.text, draft.text),
+            layout_id=None
+            if "layout_id" in self.clear
+            else _given(self.layout_id, draft.layout_id),
+            kind=draft.kind,
+            inline_css=draft.inline_css if self.inline_css is None else self.inline_css,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateView:
+    """A template as stored, and the variables a send of it must give values for (its
+    layout's among them; never ``unsubscribe_url``, nor a layout's ``content``)."""
+
+    template: Template
+    variables: tuple[str, ...]
+
+    @classmethod
+    def of(cls, template: Template, layout: Template | None) -> TemplateView:
+        names = composed(template, layout).client_variables
+        if template.kind is TemplateKind.LAYOUT:
+            names = tuple(name for name in names if name != CONTENT)
+        return cls(template, names)
+
+
+def _given(value: str | None, stored: str | None) -> str | None:
+    return stored if value is None else value
 
 
 class TemplateService:
     def __init__(
-        self, catalog: TemplateCatalog, templates: TemplateRepository, clock: Clock = utc_now
+        self,
+        catalog: TemplateCatalog,
+        templates: TemplateRepository,
+        own: AccountTemplateRepository,
+        clock: Clock = utc_now,
+        *,
+        campaign_uses: CampaignUses,
     ) -> None:
+        """``campaign_uses``: the campaigns of an account that have not finished and use a
+        template (CampaignRepository.using)."""
         self._catalog = catalog
         self._templates = templates
+        self._own = own
         self._clock = clock
         self._snapshot: Snapshot | None = None
-        # Bumped by every write: a read that began before one must not keep what it read.
+        # Bumped by every sync: a read that began before one must not keep what it read.
         self._generation = 0
+        self._sent: OrderedDict[tuple[object, ...], Template] = OrderedDict()
+        self._campaign_uses = campaign_uses
+
+    # The catalog.
 
     async def sync(self) -> int:
         """Store the catalog's templates (idempotent); the number of templates."""
@@ -37,22 +125,199 @@ class TemplateService:
         try:
             await self._templates.sync(sources, self._clock())
         finally:
-            self._written()
+            self._generation += 1
+            self._snapshot = None
         return len(sources)
 
-    async def list(self) -> list[Template]:
+    async def predefined(self) -> list[Template]:
         """Ordered by template id. The caller must not change the list."""
         return (await self._read())[0]
 
-    async def get(self, template_id: str) -> Template:
+    # Reading.
+
+    async def get(self, account_id: str, template_id: str) -> Template:
+        """A template as stored, the account's own before a predefined one of that id (one
+        added to the catalog after the account chose the id)."""
+        own = await self._own.get(account_id, template_id)
+        if own is not None:
+            return own
         template = (await self._read())[1].get(template_id)
         if template is None:
             raise TemplateNotFound(template_id)
         return template
 
-    def _written(self) -> None:
-        self._generation += 1
-        self._snapshot = None
+    async def version(self, account_id: str, template_id: str, version: int) -> Template:
+        """One version of a template the account can use. Raises TemplateNotFound (the
+        template, or that version of it)."""
+        current = await self.get(account_id, template_id)
+        found = (
+            await self._templates.version(template_id, version)
+            if current.predefined
+            else await self._own.version(account_id, template_id, version)
+        )
+        if found is None:
+            raise TemplateNotFound(template_id, version)
+        return found
+
+    async def versions(
+        self, account_id: str, template_id: str, limit: int, before: int | None = None
+    ) -> list[Template]:
+        """Newest first, up to ``limit``, older than ``before`` when given."""
+        current = await self.get(account_id, template_id)
+        if not current.predefined:
+            return await self._own.versions(account_id, template_id, limit, before)
+        start = current.version if before is None else min(before - 1, current.version)
+        found = [
+            await self._templates.version(template_id, n)
+            for n in range(start, max(0, start - limit), -1)
+        ]
+        return [v for v in found if v is not None]
+
+    async def view(self, account_id: str, template_id: str) -> TemplateView:
+        return await self.view_of(account_id, await self.get(account_id, template_id))
+
+    async def own(self, account_id: str) -> list[TemplateView]:
+        """The account's own templates and layouts, in id order."""
+        own = await self._own.list(account_id)
+        layouts = {t.template_id: t for t in own if t.kind is TemplateKind.LAYOUT}
+        return [
+            TemplateView.of(t, None if t.layout_id is None else layouts.get(t.layout_id))
+            for t in own
+        ]
+
+    async def view_of(self, account_id: str, template: Template) -> TemplateView:
+        layout = None
+        if template.layout_id is not None:
+            layout = await self._own.get(account_id, template.layout_id)
+        return TemplateView.of(template, layout)
+
+    async def version_views(
+        self, account_id: str, template_id: str, limit: int, before: int | None = None
+    ) -> list[TemplateView]:
+        """As versions, each with its variables (in its layout as the layout is now)."""
+        found = await self.versions(account_id, template_id, limit, before)
+        return [await self.view_of(account_id, v) for v in found]
+
+    # Sending.
+
+    async def sendable(self, account_id: str, template_id: str) -> Template:
+        """The template as a send renders it now: inside its layout, CSS inlined. A
+        layout is not sendable (TemplateNotFound names it as no template to send)."""
+        template = await self.get(account_id, template_id)
+        if template.kind is TemplateKind.LAYOUT:
+            raise TemplateNotFound(template_id)
+        layout = None
+        if template.layout_id is not None:
+            layout = await self._own.get(account_id, template.layout_id)
+        return self._as_sent(account_id, template, layout)
+
+    async def sendable_version(
+        self, account_id: str, template_id: str, version: int, layout_version: int | None
+    ) -> Template:
+        """A frozen version (a campaign's), inside the frozen version of its layout."""
+        template = await self.version(account_id, template_id, version)
+        layout = None
+        if template.layout_id is not None and layout_version is not None:
+            layout = await self._own.version(account_id, template.layout_id, layout_version)
+            if layout is None:
+                raise TemplateNotFound(template.layout_id, layout_version)
+        return self._as_sent(account_id, template, layout)
+
+    async def frozen(self, account_id: str, template_id: str) -> tuple[Template, int | None]:
+        """The template as stored now, and its layout's version (a campaign starting)."""
+        template = await self.get(account_id, template_id)
+        if template.layout_id is None:
+            return template, None
+        layout = await self._own.get(account_id, template.layout_id)
+        if layout is None:
+            raise TemplateNotFound(template.layout_id)
+        return template, layout.version
+
+    def _as_sent(self, account_id: str, template: Template, layout: Template | None) -> Template:
+        if template.predefined and not template.inline_css:
+            return template  # the catalog's are sent as written
+        key: tuple[object, ...] = (
+            account_id,
+            template.template_id,
+            template.version,
+            template.changed_at,
+        )
+        if layout is not None:
+            key += (layout.template_id, layout.version, layout.changed_at)
+        sent = self._sent.get(key)
+        if sent is not None:
+            self._sent.move_to_end(key)
+            return sent
+        sent = as_sent(template, layout)
+        self._sent[key] = sent
+        if len(self._sent) > SENT_FORMS_KEPT:
+            self._sent.popitem(last=False)
+        return sent
+
+    # Writing an account's own.
+
+    async def create(
+        self, account_id: str, draft: TemplateDraft, template_id: str | None = None
+    ) -> TemplateView:
+        """Store a first version. Raises ValidationFailed (every broken rule),
+        TemplateExists (the account's, or a predefined template's id)."""
+        errors = [] if template_id is None else id_errors(template_id)
+        errors += draft.errors()
+        errors += await self._layout_errors(account_id, draft)
+        if errors:
+            raise ValidationFailed(errors)
+        template_id = template_id if template_id is not None else generated_id(draft.name)
+        if template_id in (await self._read())[1]:
+            raise TemplateExists(template_id, predefined=True)
+        template = first_version(account_id, template_id, draft, self._clock())
+        await self._own.create(template, MAX_TEMPLATES)
+        return await self.view_of(account_id, template)
+
+    async def change(
+        self, account_id: str, template_id: str, change: TemplateChange
+    ) -> TemplateView:
+        """Store the next version. Raises TemplateNotFound, TemplateReadOnly,
+        ValidationFailed."""
+        for _ in range(CHANGE_ATTEMPTS):
+            current = await self._writable(account_id, template_id)
+            draft = change.applied(TemplateDraft.of(current))
+            errors = [*draft.errors(), *await self._layout_errors(account_id, draft)]
+            if errors:
+                raise ValidationFailed(errors)
+            changed = next_version(current, draft, self._clock())
+            if await self._own.replace(changed):
+                return await self.view_of(account_id, changed)
+        raise ValidationFailed(  # another client changes it at every attempt
+            [FieldError("id", "is being changed by another request: try again")]
+        )
+
+    async def delete(self, account_id: str, template_id: str) -> None:
+        """Raises TemplateNotFound, TemplateReadOnly, TemplateInUse (campaigns that have
+        not ended use it; or, a layout, templates name it)."""
+        template = await self._writable(account_id, template_id)
+        campaigns = await self._campaign_uses(account_id, template_id)
+        if campaigns:
+            raise TemplateInUse(template_id, campaigns, "campaigns")
+        if template.kind is TemplateKind.LAYOUT:
+            users = await self._own.layout_users(account_id, template_id)
+            if users:
+                raise TemplateInUse(template_id, users, "templates")
+        if not await self._own.delete(account_id, template_id):
+            raise TemplateNotFound(template_id)
+
+    async def _writable(self, account_id: str, template_id: str) -> Template:
+        template = await self.get(account_id, template_id)
+        if template.predefined:
+            raise TemplateReadOnly(template_id)
+        return template
+
+    async def _layout_errors(self, account_id: str, draft: TemplateDraft) -> list[FieldError]:
+        if draft.layout_id is None or draft.kind is TemplateKind.LAYOUT:
+            return []
+        layout = await self._own.get(account_id, draft.layout_id)
+        if layout is None or layout.kind is not TemplateKind.LAYOUT:
+            return [FieldError("layout_id", f"names no layout of yours: {draft.layout_id!r}")]
+        return []
 
     async def _read(self) -> Snapshot:
         snapshot = self._snapshot
@@ -64,3 +329,9 @@ class TemplateService:
         if generation == self._generation:
             self._snapshot = snapshot
         return snapshot
+
+    # Last: in the class body, the name ``list`` is this method from here on.
+
+    async def list(self, account_id: str) -> list[Template]:
+        """The predefined templates, then the account's own, each in id order."""
+        return [*await self.predefined(), *await self._own.list(account_id)]

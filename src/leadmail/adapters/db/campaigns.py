@@ -27,7 +27,16 @@ _INSERT = CAMPAIGNS.insert
 _GET = CAMPAIGNS.select("account_id", "campaign_id")
 _FIND = CAMPAIGNS.select("campaign_id")
 # What a transition changes; the rest of a campaign is written once.
-_CHANGED = ["status", "failure_reason", "updated_at", "started_at", "finished_at"]
+_CHANGED = [
+    "status",
+    "failure_reason",
+    "updated_at",
+    "started_at",
+    "finished_at",
+    "template_version",
+    "layout_id",
+    "layout_version",
+]
 _SAVE = CAMPAIGNS.statement(
     'UPDATE "campaigns" SET '
     + ", ".join(f'"{column}" = %s' for column in _CHANGED)
@@ -42,6 +51,12 @@ _LIST = CAMPAIGNS.statement(
 _LIST_AFTER = CAMPAIGNS.statement(
     f'SELECT {_ALL} FROM "campaigns" WHERE "account_id" = %s'
     ' AND ("created_at" < %s OR ("created_at" = %s AND "campaign_id" < %s))' + _NEWEST_FIRST
+)
+_NOT_FINISHED = ", ".join(f"'{status}'" for status in CampaignStatus if not status.finished)
+_USING = CAMPAIGNS.statement(
+    'SELECT "campaign_id" FROM "campaigns" WHERE "account_id" = %s'
+    ' AND ("template_id" = %s OR "layout_id" = %s)'
+    f' AND "status" IN ({_NOT_FINISHED}) ORDER BY "created_at", "campaign_id"'
 )
 _ACTIVE = CAMPAIGNS.statement(
     f'SELECT {_ALL} FROM "campaigns"'
@@ -72,6 +87,10 @@ class PiccoloCampaignRepository(CampaignRepository):
     async def save(self, campaign: Campaign, expected: CampaignStatus) -> Campaign | None:
         row = await self._db.fetchrow(_SAVE, *_SAVE.args(campaign), str(expected))
         return self._one(row)
+
+    async def using(self, account_id: str, template_id: str) -> list[str]:
+        rows = await self._db.fetch(_USING, account_id, template_id, template_id)
+        return [row["campaign_id"] for row in rows]
 
     async def active(self) -> list[Campaign]:
         return [_campaign_of(row) for row in await self._db.fetch(_ACTIVE)]

@@ -113,6 +113,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         body = Text()
         text = Text(null=True, default=None)
         layout_id = Varchar(length=64, null=True, default=None)
+        inline_css = Boolean(default=True)
         created_at = Timestamptz()
         updated_at = Timestamptz()
 
@@ -130,6 +131,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         body = Text()
         text = Text(null=True, default=None)
         layout_id = Varchar(length=64, null=True, default=None)
+        inline_css = Boolean(default=True)
         created_at = Timestamptz()
         updated_at = Timestamptz()
 
@@ -219,6 +221,10 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         updated_at = Timestamptz()
         started_at = Timestamptz(null=True, default=None)
         finished_at = Timestamptz(null=True, default=None)
+        # The versions frozen when it started (None: a draft, or started before versions).
+        template_version = Integer(null=True, default=None)
+        layout_id = Varchar(length=64, null=True, default=None)
+        layout_version = Integer(null=True, default=None)
 
     class CampaignRecipients(Table, tablename="campaign_recipients", db=engine):
         # One per lead of a campaign's frozen audience: (campaign_id, lead_id) is unique

@@ -38,8 +38,8 @@ _UPSERT = VERSIONS.statement(  # the statement's text alone: no row maps to a Te
 # A version's row; a sync that lost the race to another finds it there.
 _ADD_VERSION = VERSIONS.statement(
     'INSERT INTO "template_versions" ("account_id", "template_id", "kind", "version", "name",'
-    ' "subject", "body", "text", "layout_id", "created_at", "updated_at")'
-    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
+    ' "subject", "body", "text", "layout_id", "inline_css", "created_at", "updated_at")'
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
 )
 
 
@@ -66,6 +66,7 @@ def _version_args(template: Template) -> tuple[Any, ...]:
         template.body,
         template.text,
         template.layout_id,
+        template.inline_css,
         template.created_at,
         template.changed_at,
     )
@@ -161,6 +162,7 @@ class PiccoloAccountTemplateRepository(AccountTemplateRepository):
                             t.body: template.body,
                             t.text: template.text,
                             t.layout_id: template.layout_id,
+                            t.inline_css: template.inline_css,
                             t.version: template.version,
                             t.updated_at: template.changed_at,
                         }

@@ -21,6 +21,7 @@ from leadmail.adapters.http.openapi import DOCUMENT, finish, openapi_config
 from leadmail.adapters.http.privacy import PrivacyController
 from leadmail.adapters.http.query_names import QueryNames
 from leadmail.adapters.http.suppressions import SuppressionController
+from leadmail.adapters.http.templates import TemplateController
 from leadmail.adapters.http.tracing import TracedLitestar
 from leadmail.adapters.http.unsubscribe_pages import UNSUBSCRIBE, unsubscribe_routes
 from leadmail.adapters.http.webhooks.routes import WEBHOOKS, webhook_routes
@@ -88,6 +89,7 @@ def build_app(
             bound_controller(CampaignController, campaigns=services.campaigns),
             bound_controller(SuppressionController, suppressions=services.suppressions),
             bound_controller(PrivacyController, privacy=services.privacy),
+            bound_controller(TemplateController, templates=services.templates),
             *webhook_routes(services.provider_events, webhooks or {}),
             *unsubscribe_routes(services.unsubscribes),
         ],

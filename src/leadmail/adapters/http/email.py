@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
-import msgspec
 from litestar import Request, Response, get, post
 from litestar.params import HeaderParameter, JSONBody
 
@@ -22,14 +21,13 @@ from leadmail.adapters.http.envelopes import (
 from leadmail.adapters.http.flags import check_flags
 from leadmail.adapters.http.operation_errors import error_responses
 from leadmail.adapters.http.path_ids import MessageId
-from leadmail.adapters.http.prepared import PreparedOnce
 from leadmail.adapters.http.schemas import (
     MessageOut,
     MessagesOut,
     SendEmailIn,
     SendTemplateIn,
-    TemplateOut,
 )
+from leadmail.adapters.http.templates import template_list
 from leadmail.domain.email import MessageStatus, SenderNotAllowed
 from leadmail.domain.errors import MessageNotFound, TemplateNotFound, ValidationFailed
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
@@ -82,11 +80,6 @@ def sent_message(result: SendResult) -> str:
     return "Email sent" if count == 1 else f"Email sent to {count} recipients"
 
 
-# TemplateService.list hands back the same list until templates are written: the list of
-# templates is encoded, and its answer made, once per change of the catalog.
-_TEMPLATE_LIST = PreparedOnce()
-
-
 class EmailController(DiscoverableController):
     path = "/api/v1/email"
     tags = ["email"]
@@ -97,20 +90,10 @@ class EmailController(DiscoverableController):
     send_template_email: ClassVar[SendTemplateEmail]
 
     # First: they replace Litestar's automatic OPTIONS (see discovery.py).
-    templates_options = options_for("/templates", "GET")
     template_options = options_for("/template", "GET", "POST")
     send_options = options_for("/send", "POST")
     send_template_options = options_for("/send-template", "POST")
     message_options = options_for("/messages/{message_id:str}", "GET")
-
-    @get(
-        "/templates",
-        summary="List the email templates",
-        operation_id="listTemplates",
-        responses=error_responses(),
-    )
-    async def list_templates(self) -> Response[TemplateListEnvelope]:
-        return await self._templates()
 
     # The spelling the spec's samples use. Documented, as deprecated: its path also takes
     # POST (sendTemplateEmail), and the document must say which methods a path answers.
@@ -121,8 +104,8 @@ class EmailController(DiscoverableController):
         deprecated=True,
         responses=error_responses(),
     )
-    async def list_templates_alias(self) -> Response[TemplateListEnvelope]:
-        return await self._templates()
+    async def list_templates_alias(self, request: AuthedRequest) -> Response[TemplateListEnvelope]:
+        return await template_list(self.templates, request.user.account_id)
 
     @post(
         "/send",
@@ -218,18 +201,6 @@ class EmailController(DiscoverableController):
     ) -> MessageEnvelope:
         message, events = await self.messages.get_with_events(request.user.account_id, message_id)
         return MessageEnvelope.of("Message retrieved", MessageOut.of(message, events))
-
-    async def _templates(self) -> Response[TemplateListEnvelope]:
-        templates = await self.templates.list()
-        # The answer goes out as it was prepared; the annotation keeps the document's schema.
-        return _TEMPLATE_LIST.of(
-            templates,
-            lambda: msgspec.json.encode(
-                TemplateListEnvelope.of(
-                    "Templates retrieved", [TemplateOut.of(t) for t in templates]
-                )
-            ),
-        )
 
     async def _send_template(
         self, request: AuthedRequest, data: SendTemplateIn, idempotency_key: str | None

@@ -20,13 +20,14 @@ from leadmail.adapters.http.schemas import (
     LeadPageOut,
     MessageOut,
     MessagesOut,
-    TemplateOut,
+    TemplateId,
 )
 from leadmail.adapters.http.suppression_schemas import (
     RemovedOut,
     SuppressionOut,
     SuppressionPageOut,
 )
+from leadmail.adapters.http.template_schemas import TemplateOut, TemplateVersionsOut
 from leadmail.adapters.http.tracing import REQUEST_ID
 
 # Success: HTTP 200, ``success: true``, ``error: ""``.
@@ -68,6 +69,22 @@ class MessageListEnvelope(Ok):
 
 class TemplateListEnvelope(Ok):
     data: list[TemplateOut]
+
+
+class TemplateEnvelope(Ok):
+    data: TemplateOut
+
+
+class TemplateVersionsEnvelope(Ok):
+    data: TemplateVersionsOut
+
+
+class DeletedTemplateOut(msgspec.Struct):
+    id: TemplateId
+
+
+class DeletedTemplateEnvelope(Ok):
+    data: DeletedTemplateOut
 
 
 class AllowedEnvelope(Ok):

@@ -21,6 +21,7 @@ from leadmail.domain.errors import (
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.lead_imports import ImportNotFound
 from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFound
+from leadmail.domain.template_drafts import TemplateExists, TemplateInUse, TemplateReadOnly
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 
@@ -52,7 +53,15 @@ BY_CLASS: dict[type[LeadmailError], ErrorKind] = {
          " for an account with none, a `from` domain is not in the service's allowed"
          " domains"),
         (LeadNotFound, 404, "Lead not found", "no such lead in your account"),
-        (TemplateNotFound, 404, "Template not found", "no template with that id; nothing was sent"),
+        (TemplateNotFound, 404, "Template not found",
+         "no template (or version) with that id that your account can use; nothing was sent"),
+        (TemplateReadOnly, 403, "Template read-only",
+         "the template is predefined (the service's catalog): it cannot be changed or deleted"),
+        (TemplateExists, 409, "Template already exists",
+         "your account, or the predefined catalog, has a template with that id"),
+        (TemplateInUse, 409, "Template in use",
+         "campaigns that have not finished, or (a layout) templates, use it; `error` names"
+         " them"),
         (MessageNotFound, 404, "Message not found", "no such message in your account"),
         (ImportNotFound, 404, "Import not found", "no such import in your account"),
         (CampaignNotFound, 404, "Campaign not found", "no such campaign in your account"),

@@ -41,13 +41,13 @@ from leadmail.adapters.http.schemas import (
     LeadPageOut,
     MessageOut,
     MessagesOut,
-    TemplateOut,
 )
 from leadmail.adapters.http.suppression_schemas import (
     RemovedOut,
     SuppressionOut,
     SuppressionPageOut,
 )
+from leadmail.adapters.http.template_schemas import TemplateOut, TemplateVersionsOut
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import (
     FieldError,
@@ -62,20 +62,45 @@ from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReu
 from leadmail.domain.lead_imports import ImportNotFound
 from leadmail.domain.lead_listing import LeadPage, PageCursor
 from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFound, encode_cursor
+from leadmail.domain.template_drafts import TemplateExists, TemplateInUse, TemplateReadOnly
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
+from leadmail.services.templates import TemplateView
 
 # --- successes, by operation id -----------------------------------------------------
 
 _LEAD_OUT = LeadOut.of(samples.LEAD)
+_OPEN_DAY = TemplateOut.of(TemplateView.of(samples.OPEN_DAY, samples.LAYOUT))
+_TEMPLATES = [
+    TemplateOut.of(TemplateView.of(samples.TEMPLATE, None)),
+    TemplateOut.of(TemplateView.of(samples.LAYOUT, None)),
+    _OPEN_DAY,
+]
 _RUNNING_AT = samples.AT.replace(minute=31)
 SUCCESSES: dict[str, msgspec.Struct | str] = {
-    "listTemplates": envelopes.TemplateListEnvelope.of(
-        "Templates retrieved", [TemplateOut.of(samples.TEMPLATE)]
+    "listTemplates": envelopes.TemplateListEnvelope.of("Templates retrieved", _TEMPLATES),
+    "listTemplatesAlias": envelopes.TemplateListEnvelope.of("Templates retrieved", _TEMPLATES),
+    "createTemplate": envelopes.TemplateEnvelope.of(
+        "Template created",
+        TemplateOut.of(
+            TemplateView.of(
+                dataclasses.replace(
+                    samples.OPEN_DAY, version=1, updated_at=samples.AT, layout_id=None
+                ),
+                None,
+            )
+        ),
     ),
-    "listTemplatesAlias": envelopes.TemplateListEnvelope.of(
-        "Templates retrieved", [TemplateOut.of(samples.TEMPLATE)]
+    "getTemplate": envelopes.TemplateEnvelope.of("Template retrieved", _OPEN_DAY),
+    "updateTemplate": envelopes.TemplateEnvelope.of("Template updated", _OPEN_DAY),
+    "deleteTemplate": envelopes.DeletedTemplateEnvelope.of(
+        "Template deleted", envelopes.DeletedTemplateOut(id="open-day")
     ),
+    "listTemplateVersions": envelopes.TemplateVersionsEnvelope.of(
+        "Template versions retrieved",
+        TemplateVersionsOut([_OPEN_DAY], "2"),
+    ),
+    "getTemplateVersion": envelopes.TemplateEnvelope.of("Template version retrieved", _OPEN_DAY),
     "sendEmail": envelopes.MessageEnvelope.of("Email sent", MessageOut.of(samples.SENT)),
     "sendTemplateEmail": envelopes.MessageListEnvelope.of(
         "Email sent to 2 recipients",
@@ -164,6 +189,9 @@ _RAISED: dict[str, LeadmailError] = {
     ),
     "LEAD_NOT_FOUND": LeadNotFound("ld_3kTMd9PqW7bXo2vL1cYh8A"),
     "TEMPLATE_NOT_FOUND": TemplateNotFound("welcom"),
+    "TEMPLATE_READ_ONLY": TemplateReadOnly("welcome"),
+    "TEMPLATE_EXISTS": TemplateExists("open-day", predefined=False),
+    "TEMPLATE_IN_USE": TemplateInUse("open-day", ["cmp_Hq7Rt2Kx9Lm4Vb8Nc3Pw6A"], "campaigns"),
     "MESSAGE_NOT_FOUND": MessageNotFound("msg_Vb7Qw2Lr9TzK4mXc8HnP1A"),
     "IMPORT_NOT_FOUND": ImportNotFound(samples.IMPORT.import_id),
     "LEAD_EXISTS": DuplicateLead(samples.LEAD.lead_id),
@@ -190,7 +218,7 @@ _FRAMEWORK: dict[ErrorKind, Response[Any]] = {
     METHOD_NOT_ALLOWED: envelope(
         METHOD_NOT_ALLOWED,
         "DELETE is not allowed on /api/v1/email/templates",
-        headers={"Allow": "GET, OPTIONS"},
+        headers={"Allow": "GET, OPTIONS, POST"},
     ),
     PAYLOAD_TOO_LARGE: envelope(PAYLOAD_TOO_LARGE, TOO_LARGE),
     INTERNAL_ERROR: internal_error("req_7fK2pQ9sLm3xV8bN"),

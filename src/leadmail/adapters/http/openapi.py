@@ -30,6 +30,7 @@ from leadmail.adapters.http import (
     request_examples,
     schemas,
     suppression_schemas,
+    template_schemas,
 )
 from leadmail.adapters.http.campaign_rules import state_campaign_rules
 from leadmail.adapters.http.docs import docs_plugins
@@ -58,7 +59,11 @@ COMPONENT_NAMES = {
     schemas.SendTemplateIn: "SendTemplateEmailRequest",
     schemas.MessageOut: "Message",
     schemas.MessagesOut: "MessageList",
-    schemas.TemplateOut: "Template",
+    template_schemas.TemplateOut: "Template",
+    template_schemas.TemplateIn: "TemplateInput",
+    template_schemas.TemplateChangeIn: "TemplateChange",
+    template_schemas.TemplateVersionsOut: "TemplateVersions",
+    envelopes.DeletedTemplateOut: "DeletedTemplate",
     envelopes.FieldErrorOut: "FieldError",
     campaign_schemas.CampaignIn: "NewCampaign",
     campaign_schemas.CampaignOut: "Campaign",
@@ -86,6 +91,8 @@ REQUEST_BODIES = (
     campaign_schemas.CampaignIn,
     suppression_schemas.SuppressionIn,
     privacy_schemas.EraseIn,
+    template_schemas.TemplateIn,
+    template_schemas.TemplateChangeIn,
 )
 
 _HEADER_TEXT = {
@@ -120,7 +127,8 @@ def finish(
         body = schemas_.get(cls.__name__)
         if isinstance(body, Schema):
             body.additional_properties = False
-            if cls is schemas.LeadPatchIn:  # an update must change something
+            if cls in (schemas.LeadPatchIn, template_schemas.TemplateChangeIn):
+                # an update must change something
                 body.min_properties = 1
     document.components.schemas = {renames.get(k, k): v for k, v in schemas_.items()}
     document.components.responses = {

@@ -37,12 +37,15 @@ PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("query", "source"): {"pattern": r"^[^\x00]*$"},
     ("query", "phone"): {"pattern": r"^[^\x00]*$"},
 }
+VERSION_CURSOR = r"^[1-9][0-9]{0,8}$"
 # Parameters of one operation, by (operation id, name), before those above.
 OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     # A page of an import's error rows: after this row number.
     ("listLeadImportErrors", "cursor"): {"maxLength": 9, "pattern": r"^[0-9]{1,9}$"},
     # A page of a campaign's recipients: after this lead id.
     ("listCampaignRecipients", "cursor"): {"maxLength": 40, "pattern": RECIPIENT_CURSOR.pattern},
+    # A page of a template's versions: older than this version.
+    ("listTemplateVersions", "cursor"): {"maxLength": 9, "pattern": VERSION_CURSOR},
     # The person of an export: an address, as an erasure's body names one.
     ("exportPersonalData", "email"): ADDRESS,
     # A page of the suppression list: after this time and digest.

@@ -14,6 +14,7 @@ from leadmail.domain.email import MESSAGE_ID
 from leadmail.domain.ids import MAX_ID_LENGTH
 from leadmail.domain.lead_imports import IMPORT_ID
 from leadmail.domain.leads import LEAD_ID
+from leadmail.domain.templates import TEMPLATE_ID
 
 
 def _in_path(rule: re.Pattern[str], description: str) -> ParameterKwarg:
@@ -26,3 +27,11 @@ LeadId = Annotated[str, _in_path(LEAD_ID, "A lead's id")]
 MessageId = Annotated[str, _in_path(MESSAGE_ID, "A message's id")]
 ImportId = Annotated[str, _in_path(IMPORT_ID, "An import's id")]
 CampaignId = Annotated[str, _in_path(CAMPAIGN_ID, "A campaign's id")]
+TemplateIdPath = Annotated[
+    str,
+    PathParameter(
+        pattern=TEMPLATE_ID.pattern,
+        max_length=64,
+        description="A template's id: one of yours, or a predefined one",
+    ),
+]

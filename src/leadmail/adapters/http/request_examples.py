@@ -12,6 +12,7 @@ from leadmail.adapters.http import (
     samples,
     schemas,
     suppression_schemas,
+    template_schemas,
 )
 
 _WELCOME_VARIABLES = {
@@ -62,6 +63,16 @@ REQUESTS: dict[type[Any], dict[str, Any]] = {
     # Not the address the send examples mail: a fuzzer adds it, then sends them.
     suppression_schemas.SuppressionIn: {"email": "former.student@example.com"},
     privacy_schemas.EraseIn: {"email": "former.student@example.com"},
+    template_schemas.TemplateIn: {
+        "id": samples.OPEN_DAY.template_id,
+        "name": samples.OPEN_DAY.name,
+        "subject": samples.OPEN_DAY.subject,
+        "html": samples.OPEN_DAY.body,
+        "text": samples.OPEN_DAY.text,
+    },
+    template_schemas.TemplateChangeIn: {
+        "subject": "{{first_name}}, our open day is on {{date}}: come and see",
+    },
     campaign_schemas.CampaignIn: {
         "name": campaign_examples.CAMPAIGN.name,
         "template_id": "welcome",

@@ -15,12 +15,13 @@ import email_validator
 from litestar.openapi.spec import Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
-from leadmail.adapters.http import privacy_schemas, schemas, suppression_schemas
+from leadmail.adapters.http import privacy_schemas, schemas, suppression_schemas, template_schemas
 from leadmail.domain.addresses import MAX_EMAIL_LENGTH
 from leadmail.domain.custom_fields import FIELD_KEY, MAX_FIELD_TEXT, MAX_FIELDS
 from leadmail.domain.email import MAX_RECIPIENTS, MAX_SUBJECT
 from leadmail.domain.leads import MAX_NAME, MAX_NOTE, MAX_PHONE, MAX_SOURCE, PHONE_CHARACTERS
 from leadmail.domain.tags import MAX_TAG, MAX_TAGS
+from leadmail.domain.template_drafts import MAX_NAME as MAX_TEMPLATE_NAME
 from leadmail.domain.templates import TEMPLATE_ID
 from leadmail.domain.text import BROKEN_LINE
 
@@ -135,6 +136,15 @@ SEND_FIELDS: dict[str, dict[str, Any]] = {
 TEMPLATE_FIELDS: dict[str, dict[str, Any]] = {
     "template_id": {"pattern": TEMPLATE_ID.pattern},
 }
+# A template of an account's own (domain/template_drafts.py). Where braces may go (only in
+# placeholders) and a layout's one `{{content}}` are said in the fields' words.
+_TEMPLATE_TEXT = _filled(r"^\x00", f"^{SPACE}\\x00")
+TEMPLATE_WRITE_FIELDS: dict[str, dict[str, Any]] = {
+    "name": _one_line(_filled(r"^\x00", f"^{SPACE}\\x00", MAX_TEMPLATE_NAME)),
+    "subject": SEND_FIELDS["subject"],
+    "html": _TEMPLATE_TEXT,
+    "text": _TEMPLATE_TEXT,
+}
 
 BODIES: dict[type[Any], dict[str, dict[str, Any]]] = {
     schemas.LeadIn: LEAD_FIELDS,
@@ -143,6 +153,8 @@ BODIES: dict[type[Any], dict[str, dict[str, Any]]] = {
     schemas.SendTemplateIn: TEMPLATE_FIELDS,
     suppression_schemas.SuppressionIn: {"email": ADDRESS},
     privacy_schemas.EraseIn: {"email": ADDRESS},
+    template_schemas.TemplateIn: TEMPLATE_WRITE_FIELDS,
+    template_schemas.TemplateChangeIn: TEMPLATE_WRITE_FIELDS,
 }
 # Bodies with tags (arrays of tags) and custom fields, by property.
 TAG_LISTS: dict[type[Any], tuple[str, ...]] = {

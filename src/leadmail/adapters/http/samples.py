@@ -15,7 +15,7 @@ from leadmail.domain.leads import Lead
 from leadmail.domain.message_events import EventType, MessageEvent
 from leadmail.domain.privacy import DataSubject, Erased, ImportRow
 from leadmail.domain.suppressions import Suppression, SuppressionReason
-from leadmail.domain.templates import Template
+from leadmail.domain.templates import Template, TemplateKind
 from leadmail.services.results import SendResult
 
 AT = datetime(2026, 3, 2, 9, 30, 15, 123000, tzinfo=UTC)
@@ -90,6 +90,34 @@ TEMPLATE = Template(
         ' <a href="{{courses_link}}">{{courses_link}}</a>, or write to {{contact_email}}.</p>'
     ),
     created_at=AT,
+)
+# One of an account's own: a template in the school's layout, at its second version.
+LAYOUT = Template(
+    template_id="letterhead",
+    name="Acme Academy letterhead",
+    subject="Acme Academy",
+    body=(
+        '<div class="page"><h1>Acme Academy</h1>{{content}}<p class="small">12 High St,'
+        ' Leeds. <a href="{{unsubscribe_url}}">Unsubscribe</a></p></div>'
+    ),
+    created_at=AT,
+    kind=TemplateKind.LAYOUT,
+    account_id="acc_9Qm2Lx7Tb4Rk1Vn8Cz3PwA",
+    updated_at=AT,
+    inline_css=True,
+)
+OPEN_DAY = Template(
+    template_id="open-day",
+    name="Open day invitation",
+    subject="{{first_name}}, come to our open day on {{date}}",
+    body="<p>Hi {{first_name}},</p><p>Our doors are open on {{date}}.</p>",
+    created_at=AT,
+    text="Hi {{first_name}},\n\nOur doors are open on {{date}}.",
+    layout_id="letterhead",
+    account_id="acc_9Qm2Lx7Tb4Rk1Vn8Cz3PwA",
+    version=2,
+    updated_at=AT.replace(hour=11),
+    inline_css=True,
 )
 
 

@@ -15,7 +15,7 @@ from leadmail.domain.lead_imports import IMPORT_ID
 from leadmail.domain.lead_listing import LeadPage
 from leadmail.domain.leads import LEAD_ID, Lead
 from leadmail.domain.message_events import Bounce, EventType, MessageEvent
-from leadmail.domain.templates import TEMPLATE_ID, Template
+from leadmail.domain.templates import TEMPLATE_ID
 
 # The ids in answers, each with the domain's rule for its kind, stated in the document.
 LeadId = Annotated[str, msgspec.Meta(pattern=LEAD_ID.pattern)]
@@ -214,29 +214,3 @@ class MessageOut(msgspec.Struct):
 
 class MessagesOut(msgspec.Struct):
     messages: list[MessageOut]
-
-
-class TemplateOut(msgspec.Struct):
-    id: TemplateId
-    name: str
-    subject: str
-    body: str
-    variables: Annotated[
-        list[str],
-        msgspec.Meta(
-            description="The variables a send must give values for (`{{unsubscribe_url}}`,"
-            " which the service fills with each recipient's own link, is not one)."
-        ),
-    ]
-    created_at: str
-
-    @classmethod
-    def of(cls, template: Template) -> TemplateOut:
-        return cls(
-            id=template.template_id,
-            name=template.name,
-            subject=template.subject,
-            body=template.body,
-            variables=list(template.client_variables),
-            created_at=to_iso(template.created_at),
-        )

@@ -54,6 +54,16 @@ class MemoryCampaignRepository(CampaignRepository):
             key=lambda c: (c.created_at, c.campaign_id),
         )
 
+    async def using(self, account_id: str, template_id: str) -> list[str]:
+        found = sorted(
+            (c.created_at, c.campaign_id)
+            for c in self._campaigns.values()
+            if c.account_id == account_id
+            and template_id in (c.template_id, c.layout_id)
+            and not c.status.finished
+        )
+        return [campaign_id for _, campaign_id in found]
+
     async def list(
         self, account_id: str, limit: int, after: PageCursor | None = None
     ) -> list[Campaign]:

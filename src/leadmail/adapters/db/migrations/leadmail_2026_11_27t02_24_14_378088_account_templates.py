@@ -1,9 +1,18 @@
 """Accounts' own templates (account_templates, each at its current version) and every
-version of every template (template_versions), generated; then their indexes, and version 1
-of each predefined template already stored."""
+version of every template (template_versions); the versions a campaign freezes when it
+starts: generated; then the new tables' indexes, and version 1 of each predefined template
+already stored."""
 
 from piccolo.columns.base import OnDelete, OnUpdate
-from piccolo.columns.column_types import BigSerial, ForeignKey, Integer, Text, Timestamptz, Varchar
+from piccolo.columns.column_types import (
+    BigSerial,
+    Boolean,
+    ForeignKey,
+    Integer,
+    Text,
+    Timestamptz,
+    Varchar,
+)
 from piccolo.columns.defaults.timestamptz import TimestamptzNow
 from piccolo.columns.indexes import IndexMethod
 from piccolo.table import Table
@@ -39,9 +48,9 @@ INDEXES = (
     "CREATE UNIQUE INDEX IF NOT EXISTS template_versions_owner_template_version"
     " ON template_versions (COALESCE(account_id, ''), template_id, version)",
     "INSERT INTO template_versions (account_id, template_id, kind, version, name, subject,"
-    " body, text, layout_id, created_at, updated_at)"
+    " body, text, layout_id, inline_css, created_at, updated_at)"
     " SELECT NULL, template_id, 'template', version, name, subject, body, NULL, NULL,"
-    " created_at, updated_at FROM templates",
+    " FALSE, created_at, updated_at FROM templates",
 )
 DROP_INDEXES = (
     "DROP INDEX IF EXISTS template_versions_owner_template_version",
@@ -277,6 +286,27 @@ async def forwards():
             "length": 64,
             "default": None,
             "null": True,
+            "primary_key": False,
+            "unique": False,
+            "index": False,
+            "index_method": IndexMethod.btree,
+            "choices": None,
+            "db_column_name": None,
+            "secret": False,
+        },
+        schema=None,
+    )
+
+    manager.add_column(
+        table_class_name="AccountTemplates",
+        tablename="account_templates",
+        column_name="inline_css",
+        db_column_name="inline_css",
+        column_class_name="Boolean",
+        column_class=Boolean,
+        params={
+            "default": True,
+            "null": False,
             "primary_key": False,
             "unique": False,
             "index": False,
@@ -549,6 +579,27 @@ async def forwards():
     manager.add_column(
         table_class_name="TemplateVersions",
         tablename="template_versions",
+        column_name="inline_css",
+        db_column_name="inline_css",
+        column_class_name="Boolean",
+        column_class=Boolean,
+        params={
+            "default": True,
+            "null": False,
+            "primary_key": False,
+            "unique": False,
+            "index": False,
+            "index_method": IndexMethod.btree,
+            "choices": None,
+            "db_column_name": None,
+            "secret": False,
+        },
+        schema=None,
+    )
+
+    manager.add_column(
+        table_class_name="TemplateVersions",
+        tablename="template_versions",
         column_name="created_at",
         db_column_name="created_at",
         column_class_name="Timestamptz",
@@ -598,6 +649,70 @@ async def forwards():
         params={
             "default": 1,
             "null": False,
+            "primary_key": False,
+            "unique": False,
+            "index": False,
+            "index_method": IndexMethod.btree,
+            "choices": None,
+            "db_column_name": None,
+            "secret": False,
+        },
+        schema=None,
+    )
+
+    manager.add_column(
+        table_class_name="Campaigns",
+        tablename="campaigns",
+        column_name="layout_id",
+        db_column_name="layout_id",
+        column_class_name="Varchar",
+        column_class=Varchar,
+        params={
+            "length": 64,
+            "default": None,
+            "null": True,
+            "primary_key": False,
+            "unique": False,
+            "index": False,
+            "index_method": IndexMethod.btree,
+            "choices": None,
+            "db_column_name": None,
+            "secret": False,
+        },
+        schema=None,
+    )
+
+    manager.add_column(
+        table_class_name="Campaigns",
+        tablename="campaigns",
+        column_name="layout_version",
+        db_column_name="layout_version",
+        column_class_name="Integer",
+        column_class=Integer,
+        params={
+            "default": None,
+            "null": True,
+            "primary_key": False,
+            "unique": False,
+            "index": False,
+            "index_method": IndexMethod.btree,
+            "choices": None,
+            "db_column_name": None,
+            "secret": False,
+        },
+        schema=None,
+    )
+
+    manager.add_column(
+        table_class_name="Campaigns",
+        tablename="campaigns",
+        column_name="template_version",
+        db_column_name="template_version",
+        column_class_name="Integer",
+        column_class=Integer,
+        params={
+            "default": None,
+            "null": True,
             "primary_key": False,
             "unique": False,
             "index": False,
