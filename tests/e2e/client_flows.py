@@ -48,7 +48,17 @@ from leadmail_client.api.campaigns import (
     list_campaigns,
     pause_campaign,
 )
-from leadmail_client.api.email import get_message, list_templates, send_email, send_template_email
+from leadmail_client.api.email import (
+    create_template,
+    delete_template,
+    get_message,
+    get_template_version,
+    list_template_versions,
+    list_templates,
+    send_email,
+    send_template_email,
+    update_template,
+)
 from leadmail_client.api.leads import (
     add_lead,
     delete_lead,
@@ -62,6 +72,7 @@ from leadmail_client.models import (
     CampaignEnvelope,
     CampaignPageEnvelope,
     DeletedLeadEnvelope,
+    DeletedTemplateEnvelope,
     ErrorEnvelope,
     ImportEnvelope,
     ImportLeadsBody,
@@ -84,8 +95,13 @@ from leadmail_client.models import (
     SendRejectedEnvelope,
     SendTemplateEmailRequest,
     SendTemplateEmailRequestVariables,
+    TemplateChange,
+    TemplateEnvelope,
+    TemplateInput,
+    TemplateInputKind,
     TemplateListEnvelope,
     TemplateSendUnavailableEnvelope,
+    TemplateVersionsEnvelope,
     ValidationErrorEnvelope,
 )
 from leadmail_client.types import Response, Unset
@@ -252,6 +268,46 @@ def email_flows(api: AuthenticatedClient, tag: str) -> None:
     assert [(m.status, m.template_id) for m in messages] == [("sent", "welcome")] * 2, messages
 
 
+def template_flows(api: AuthenticatedClient, tag: str) -> None:
+    layout_id, template_id = f"letterhead-{tag}", f"open-day-{tag}"
+    layout = TemplateInput(
+        id=layout_id,
+        kind=TemplateInputKind.LAYOUT,
+        name="Letterhead",
+        subject="Acme Academy",
+        html="<h1>Acme Academy</h1>{{content}}",
+    )
+    made = create_template.sync_detailed(client=api, body=layout)
+    assert expect(made, HTTPStatus.CREATED, TemplateEnvelope).data.kind == "layout"
+    body = TemplateInput(
+        id=template_id,
+        name="Open day",
+        subject="{{first_name}}, come on {{date}}",
+        html="<p>Hi {{first_name}}, doors open on {{date}}.</p>",
+        layout_id=layout_id,
+    )
+    created = expect(
+        create_template.sync_detailed(client=api, body=body), HTTPStatus.CREATED, TemplateEnvelope
+    ).data
+    version: int = created.version
+    assert (created.owner, version, created.variables) == ("account", 1, ["first_name", "date"])
+    change = TemplateChange(subject="{{first_name}}: our open day is on {{date}}")
+    changed = update_template.sync_detailed(template_id, client=api, body=change)
+    assert expect(changed, HTTPStatus.OK, TemplateEnvelope).data.version == 2
+    page = expect(
+        list_template_versions.sync_detailed(template_id, client=api, limit=1),
+        HTTPStatus.OK,
+        TemplateVersionsEnvelope,
+    ).data
+    assert ([v.version for v in page.versions], page.next_cursor) == ([2], "2"), page
+    first = get_template_version.sync_detailed(template_id, "1", client=api)
+    assert expect(first, HTTPStatus.OK, TemplateEnvelope).data.subject == body.subject
+    gone = delete_template.sync_detailed(template_id, client=api)
+    assert expect(gone, HTTPStatus.OK, DeletedTemplateEnvelope).data.id == template_id
+    missing = delete_template.sync_detailed(template_id, client=api)
+    assert expect(missing, HTTPStatus.NOT_FOUND, ErrorEnvelope).code == "TEMPLATE_NOT_FOUND"
+
+
 def campaign_flows(api: AuthenticatedClient, tag: str) -> None:
     march = f"march-{tag}"
     ada = f"ada-campaign-{tag}@example.com"
@@ -355,6 +411,7 @@ def main(base_url: str, key: str, failing_url: str, failing_key: str) -> None:
         lead_flows(api, stranger, tag)
         import_flows(api, tag)
         email_flows(api, tag)
+        template_flows(api, tag)
         campaign_flows(api, tag)
     with client(failing_url, failing_key) as failing:
         failure_flows(failing, tag)

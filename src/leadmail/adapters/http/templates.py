@@ -72,7 +72,7 @@ DELETE_TEXT = (
 
 class TemplateController(DiscoverableController):
     path = "/api/v1/email/templates"
-    tags = ["templates"]
+    tags = ["email"]  # under /api/v1/email, as the list of templates always was
     templates: ClassVar[TemplateService]
 
     # First: they replace Litestar's automatic OPTIONS (see discovery.py).
