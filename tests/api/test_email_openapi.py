@@ -65,7 +65,15 @@ def test_the_send_body_is_documented_with_from_as_its_wire_name(spec: dict[str, 
 
     schema = json_schema_of(spec, body)
     assert body["required"] is True
-    assert set(schema["properties"]) == {"to", "subject", "html", "from", *FLAGS}
+    assert set(schema["properties"]) == {
+        "to",
+        "subject",
+        "html",
+        "from",
+        "text",
+        "reply_to",
+        *FLAGS,
+    }
     assert all(schema["properties"][flag]["type"] == "boolean" for flag in FLAGS)
     # No default sender is configured here: `from` must be sent.
     assert set(schema["required"]) == {"to", "subject", "html", "from"}
@@ -82,7 +90,9 @@ def test_the_template_send_body_is_documented(spec: dict[str, Any], path: str) -
 
     schema = json_schema_of(spec, body)
     assert body["required"] is True
-    assert set(schema["properties"]) == {"to", "template_id", "variables", "from", *FLAGS}
+    assert set(schema["properties"]) == {
+        "to", "template_id", "variables", "from", "reply_to", *FLAGS,
+    }  # fmt: skip
     assert set(schema["required"]) == {"to", "template_id", "from"}
     variables = schema["properties"]["variables"]
     assert variables["type"] == "object"

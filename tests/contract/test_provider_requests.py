@@ -210,6 +210,13 @@ MESSAGES: dict[str, OutgoingEmail] = {
         html="<p>Come and see us.</p>",
         reply_to=box("Admissions Office <admissions@school.example>"),
     ),
+    "with a text part": OutgoingEmail(
+        sender=box("news@school.example"),
+        to=(box("Ada Lovelace <ada@example.com>"),),
+        subject="Spring courses",
+        html='<p>New courses: <a href="https://school.example/spring">see them</a></p>',
+        text="New courses: see them (https://school.example/spring)",
+    ),
     "with unsubscribe headers": OutgoingEmail(
         sender=box("news@school.example"),
         to=(box("Ada Lovelace <ada@example.com>"),),
@@ -419,7 +426,8 @@ def read_message(
             (envelope,) = body["personalizations"]
             to = [(p.get("name", ""), p["email"]) for p in envelope["to"]]
             sender = (body["from"].get("name", ""), body["from"]["email"])
-            (content,) = body["content"]
+            # The HTML last: a text/plain part, when there is one, comes first.
+            *_, content = body["content"]
             assert content["type"] == "text/html"
             return sender, to, body["subject"], content["value"]
         case "mailgun":
@@ -612,3 +620,31 @@ def test_error_text_is_clipped_to_500_characters() -> None:
         answer = refused(provider, 400, "x" * 2000)
         text = dialect(provider).error_text(400, dict(answer.headers), answer.body)
         assert 100 < len(text) <= MAX_PROVIDER_TEXT
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_the_text_part_is_the_described_field_and_absent_without_one(
+    provider: Provider,
+) -> None:
+    text = "New courses: see them (https://school.example/spring)"
+    made = dialect(provider).build(MESSAGES["with a text part"], MESSAGE_ID)
+    without = dialect(provider).build(MESSAGES["one recipient"], MESSAGE_ID)
+
+    assert text_of_request(provider, made) == [text]
+    assert text_of_request(provider, without) == []
+
+
+def text_of_request(provider: Provider, request: ProviderRequest) -> list[str]:
+    """The plain-text parts a request carries, read where each provider's description
+    puts them (SendGrid: the text/plain content, which must come first)."""
+    if provider == "mailgun":
+        return [value for name, value in request.form if name == "text"]
+    body = request.json
+    assert isinstance(body, dict)
+    if provider == "sendgrid":
+        content = body["content"]
+        plain = [c["value"] for c in content if c["type"] == "text/plain"]
+        assert not plain or content[0]["type"] == "text/plain", content
+        return plain
+    field = {"resend": "text", "postmark": "TextBody", "mailpit": "Text"}[provider]
+    return [body[field]] if field in body else []

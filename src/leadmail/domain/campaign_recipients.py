@@ -188,4 +188,5 @@ def render_for(
         html=rendered.html,
         reply_to=letter.reply_to,
         headers=unsubscribe_headers(unsubscribe_url),
+        text=rendered.text,
     )

@@ -168,6 +168,7 @@ class OutgoingEmail:
     html: str
     reply_to: Mailbox | None = None
     headers: tuple[tuple[str, str], ...] = ()
+    text: str | None = None  # the plain-text part; None: the provider's own choice (HTML only)
 
 
 class MessageStatus(StrEnum):

@@ -128,7 +128,7 @@ class Template:
 
     def compiled(self) -> CompiledTemplate:
         """The template read once, for rendering it many times (a campaign's)."""
-        return CompiledTemplate.of(self.subject, self.body, self.text or "")
+        return CompiledTemplate.of(self.subject, self.body, self.text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,14 +140,16 @@ class CompiledTemplate:
     body_parts: tuple[str, ...]
     variables: tuple[str, ...]  # as Template.variables
     in_subject: tuple[str, ...]  # the variables of the subject, in order
+    text_parts: tuple[str, ...] | None = None  # the plain-text part's, when it has one
 
     @classmethod
-    def of(cls, subject: str, body: str, text: str = "") -> CompiledTemplate:
+    def of(cls, subject: str, body: str, text: str | None = None) -> CompiledTemplate:
         return cls(
             tuple(PLACEHOLDER.split(subject)),
             tuple(PLACEHOLDER.split(body)),
-            variables_of(subject, body, text),
+            variables_of(subject, body, text or ""),
             variables_of(subject),
+            None if text is None else tuple(PLACEHOLDER.split(text)),
         )
 
     def render(self, values: Mapping[str, str]) -> RenderedTemplate:
@@ -182,7 +184,9 @@ class CompiledTemplate:
                 ]
             )
         body = _filled(self.body_parts, values, escape)
-        return RenderedTemplate(subject=subject, html=body)
+        parts = self.text_parts
+        text = None if parts is None else _filled(parts, values, str)  # plain text: as given
+        return RenderedTemplate(subject=subject, html=body, text=text)
 
 
 def _filled(
@@ -196,6 +200,7 @@ def _filled(
 class RenderedTemplate:
     subject: str
     html: str
+    text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,11 +279,14 @@ def composed(template: Template, layout: Template | None) -> Template:
 
 
 def as_sent(template: Template, layout: Template | None) -> Template:
-    """The template as a send renders it: composed with its layout, its ``<style>``
-    rules inlined when it asks (html_parts.inline_css)."""
+    """The template as a send renders it: composed with its layout, with a plain-text part
+    (its own, else derived from its HTML: html_parts.text_of), its ``<style>`` rules
+    inlined when it asks (html_parts.inline_css)."""
+    from leadmail.domain.html_parts import inline_css, text_of  # on first use
+
     sent = composed(template, layout)
+    if sent.text is None:  # an HTML with no text in it has no text part ("" is None)
+        sent = replace(sent, text=text_of(sent.body) or None)
     if not template.inline_css:
         return sent
-    from leadmail.domain.html_parts import inline_css  # css-inline: on first use
-
     return replace(sent, body=inline_css(sent.body))

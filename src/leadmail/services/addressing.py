@@ -37,6 +37,8 @@ class PlainEmailRequest:
     sender: str | None = None
     transactional: bool = False  # a receipt and the like: see domain/suppressions.py
     list_unsubscribe: bool = False  # carries the one-click unsubscribe headers
+    text: str | None = None  # the plain-text part (none: HTML only)
+    reply_to: str | None = None
 
 
 @dataclass(slots=True)  # not frozen: made on every send (see leadmail/services/__init__.py)
@@ -47,6 +49,7 @@ class TemplateEmailRequest:
     sender: str | None = None
     transactional: bool = False
     list_unsubscribe: bool = False
+    reply_to: str | None = None
 
 
 @dataclass(slots=True)  # not frozen: made on every send (see leadmail/services/__init__.py)
@@ -81,7 +84,10 @@ class Addressing:
         to = _collect(errors, lambda: parse_recipients(request.to), _NO_ONE)
         subject = _collect(errors, lambda: check_subject(request.subject), "")
         html = _collect(errors, lambda: check_html(request.html), "")
+        given = request.text
+        text = None if given is None else _collect(errors, lambda: check_html(given, "text"), "")
         sender = _collect(errors, lambda: self._sender_of(request.sender), _NO_SENDER)
+        reply_to = _collect(errors, lambda: reply_to_of(request.reply_to), None)
         if request.list_unsubscribe and len(to) > 1:
             errors.append(FieldError("list_unsubscribe", ONE_RECIPIENT_ONLY))
         if errors:
@@ -94,25 +100,31 @@ class Addressing:
                     "subject": subject,
                     "from": sender.formatted(),
                     "html": html,
+                    **given_parts(text, reply_to),
                 },
                 request.transactional,
                 request.list_unsubscribe,
             ),
-            emails=(OutgoingEmail(sender=sender, to=to, subject=subject, html=html),),
+            emails=(
+                OutgoingEmail(
+                    sender=sender, to=to, subject=subject, html=html, reply_to=reply_to, text=text
+                ),
+            ),
             transactional=request.transactional,
             list_unsubscribe=request.list_unsubscribe,
         )
 
     def addresses(
-        self, to: str | Sequence[str], sender: str | None
-    ) -> tuple[tuple[Mailbox, ...], Mailbox]:
-        """The recipients and the sender of a request, both checked."""
+        self, to: str | Sequence[str], sender: str | None, reply_to: str | None = None
+    ) -> tuple[tuple[Mailbox, ...], Mailbox, Mailbox | None]:
+        """The recipients, the sender and the reply-to address of a request, checked."""
         errors: list[FieldError] = []
         boxes = _collect(errors, lambda: parse_recipients(to), _NO_ONE)
         box = _collect(errors, lambda: self._sender_of(sender), _NO_SENDER)
+        replies = _collect(errors, lambda: reply_to_of(reply_to), None)
         if errors:
             raise ValidationFailed(errors)
-        return boxes, box
+        return boxes, box, replies
 
     def sender(self, raw: str | None) -> Mailbox:
         """A ``from`` as sent, or the configured default when there is none: checked
@@ -126,6 +138,28 @@ class Addressing:
                 "from", "is required (no default sender is configured on this service)"
             )
         return parse_sender(text)
+
+
+def reply_to_of(raw: str | None) -> Mailbox | None:
+    """A ``reply_to`` as sent (ValidationFailed naming it), held to the rules of ``from``."""
+    if raw is None:
+        return None
+    try:
+        return parse_sender(raw)
+    except ValidationFailed as e:
+        raise ValidationFailed([FieldError("reply_to", x.message) for x in e.errors]) from e
+
+
+def given_parts(text: str | None, reply_to: Mailbox | None) -> dict[str, str]:
+    """What a request's canonical form holds of its optional parts: only those it gives
+    (a request made before they existed keeps its form, and its Idempotency-Key its
+    meaning)."""
+    given: dict[str, str] = {}
+    if text is not None:
+        given["text"] = text
+    if reply_to is not None:
+        given["reply_to"] = reply_to.formatted()
+    return given
 
 
 def flagged(

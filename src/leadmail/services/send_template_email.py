@@ -13,6 +13,7 @@ from leadmail.services.addressing import (
     TemplateEmailRequest,
     checked_key,
     flagged,
+    given_parts,
 )
 from leadmail.services.outbox import Outbox
 from leadmail.services.results import SendResult
@@ -42,7 +43,9 @@ class SendTemplateEmail:
         a template's ``{{unsubscribe_url}}`` is that recipient's link, whatever the
         request's ``variables`` say (a client never gives it)."""
         key = checked_key(idempotency_key)
-        to, sender = self._addressing.addresses(request.to, request.sender)
+        to, sender, reply_to = self._addressing.addresses(
+            request.to, request.sender, request.reply_to
+        )
         template = await self._templates.sendable(account_id, request.template_id)
         given = template.client_variables
         plan = SendPlan(
@@ -53,11 +56,12 @@ class SendTemplateEmail:
                     "template_id": template.template_id,
                     "variables": {name: request.variables[name] for name in given},
                     "from": sender.formatted(),
+                    **given_parts(None, reply_to),
                 },
                 request.transactional,
                 request.list_unsubscribe,
             ),
-            emails=await self._emails(account_id, request, template, to, sender),
+            emails=await self._emails(account_id, request, template, to, sender, reply_to),
             template_id=template.template_id,
             transactional=request.transactional,
             list_unsubscribe=request.list_unsubscribe,
@@ -71,6 +75,7 @@ class SendTemplateEmail:
         template: Template,
         to: Sequence[Mailbox],
         sender: Mailbox,
+        reply_to: Mailbox | None,
     ) -> tuple[OutgoingEmail, ...]:
         """Each recipient's message: rendered once for them all, unless the template
         holds a link of each recipient's own."""
@@ -81,9 +86,12 @@ class SendTemplateEmail:
             subject = check_subject(rendered.subject)
             if not request.list_unsubscribe:
                 return tuple(
-                    OutgoingEmail(sender=sender, to=(box,), subject=subject, html=rendered.html)
+                    OutgoingEmail(
+                        sender=sender, to=(box,), subject=subject, html=rendered.html,
+                        reply_to=reply_to, text=rendered.text,
+                    )
                     for box in to
-                )
+                )  # fmt: skip
         links = self._links
         await links.ready()
         compiled = template.compiled()
@@ -99,7 +107,9 @@ class SendTemplateEmail:
                     to=(box,),
                     subject=subject,
                     html=rendered.html,
+                    reply_to=reply_to,
                     headers=unsubscribe_headers(url) if request.list_unsubscribe else (),
+                    text=rendered.text,
                 )
             )
         return tuple(emails)

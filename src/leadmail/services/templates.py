@@ -234,8 +234,6 @@ class TemplateService:
         return template, layout.version
 
     def _as_sent(self, account_id: str, template: Template, layout: Template | None) -> Template:
-        if template.predefined and not template.inline_css:
-            return template  # the catalog's are sent as written
         key: tuple[object, ...] = (
             account_id,
             template.template_id,

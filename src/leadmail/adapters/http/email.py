@@ -140,6 +140,8 @@ class EmailController(DiscoverableController):
                 sender=data.sender,
                 transactional=data.transactional,
                 list_unsubscribe=data.list_unsubscribe,
+                text=data.text,
+                reply_to=data.reply_to,
             ),
             idempotency_key,
         )
@@ -215,6 +217,7 @@ class EmailController(DiscoverableController):
                 sender=data.sender,
                 transactional=data.transactional,
                 list_unsubscribe=data.list_unsubscribe,
+                reply_to=data.reply_to,
             ),
             idempotency_key,
         )

@@ -132,6 +132,7 @@ SEND_FIELDS: dict[str, dict[str, Any]] = {
     # No control character but tab (domain/email.py's check_subject).
     "subject": _one_line(_filled(_NO_CONTROL_BUT_TAB, f"^{SPACE}{_CONTROL}", MAX_SUBJECT)),
     "html": _filled(r"^\x00", f"^{SPACE}\\x00"),
+    "text": _filled(r"^\x00", f"^{SPACE}\\x00"),
 }
 TEMPLATE_FIELDS: dict[str, dict[str, Any]] = {
     "template_id": {"pattern": TEMPLATE_ID.pattern},
@@ -255,6 +256,9 @@ def state_rules(components: dict[str, Any], *, sender_required: bool) -> None:
             elif isinstance(branch, Schema):
                 apply_rule(branch, ADDRESS)
         state_sender(body, sender_required=sender_required)
+        for schema in _strings(body.properties["reply_to"]):
+            apply_rule(schema, ADDRESS)
+            schema.description = REPLY_TO_TEXT
     plain = components.get(schemas.SendEmailIn.__name__)
     if isinstance(plain, Schema):
         # One message, so one unsubscribe link: with the flag, `to` is one address.

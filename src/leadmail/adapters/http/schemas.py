@@ -140,6 +140,7 @@ LIST_UNSUBSCRIBE_RULE = (
     " `list_unsubscribe`); a template send gives each recipient a message of their own."
 )
 Transactional = Annotated[bool, msgspec.Meta(description=TRANSACTIONAL_RULE)]
+PLAIN_TEXT_RULE = "The plain-text part, sent beside the HTML (absent: HTML only)"
 ListUnsubscribe = Annotated[bool, msgspec.Meta(description=LIST_UNSUBSCRIBE_RULE)]
 
 
@@ -150,6 +151,8 @@ class SendEmailIn(msgspec.Struct, forbid_unknown_fields=True):
     sender: str | None = msgspec.field(default=None, name="from")
     transactional: Transactional = False
     list_unsubscribe: ListUnsubscribe = False
+    text: Annotated[str | None, msgspec.Meta(description=PLAIN_TEXT_RULE)] = None
+    reply_to: str | None = None
 
 
 class SendTemplateIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -161,6 +164,7 @@ class SendTemplateIn(msgspec.Struct, forbid_unknown_fields=True):
     sender: str | None = msgspec.field(default=None, name="from")
     transactional: Transactional = False
     list_unsubscribe: ListUnsubscribe = False
+    reply_to: str | None = None
 
 
 class MessageEventOut(msgspec.Struct):

@@ -36,6 +36,7 @@ class ConsoleEmailProvider(EmailProvider):
             to=[box.address for box in email.to],
             subject=email.subject,
             html_length=len(email.html),
+            text_length=None if email.text is None else len(email.text),
             **extra,
         )
         return f"console-{message_id}"

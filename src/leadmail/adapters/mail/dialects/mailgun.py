@@ -37,6 +37,7 @@ class Mailgun(Dialect):
             *(("to", box.formatted()) for box in email.to),
             ("subject", email.subject),
             ("html", email.html),
+            *((("text", email.text),) if email.text is not None else ()),
             ("v:leadmail_message_id", message_id),
             # Any header as "h:<name>" (the description's h:X-My-Header pattern).
             *((("h:Reply-To", email.reply_to.formatted()),) if email.reply_to else ()),

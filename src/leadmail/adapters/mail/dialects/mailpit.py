@@ -28,6 +28,8 @@ class Mailpit(Dialect):
             "Subject": email.subject,
             "HTML": email.html,
         }
+        if email.text is not None:
+            body["Text"] = email.text
         if email.reply_to is not None:  # an array of {Email, Name?}
             body["ReplyTo"] = [_mailpit_address(email.reply_to)]
         if email.headers:  # an object of name -> value

@@ -74,6 +74,8 @@ def _message(email: OutgoingEmail) -> JsonObject:
         "Subject": email.subject,
         "HtmlBody": email.html,
     }
+    if email.text is not None:
+        message["TextBody"] = email.text
     if email.reply_to is not None:  # "Reply To override email address"
         message["ReplyTo"] = email.reply_to.formatted()
     if email.headers:  # a HeaderCollection: [{Name, Value}]

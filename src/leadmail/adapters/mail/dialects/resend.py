@@ -79,6 +79,8 @@ def _message(email: OutgoingEmail) -> JsonObject:
         "subject": email.subject,
         "html": email.html,
     }
+    if email.text is not None:
+        message["text"] = email.text
     if email.reply_to is not None:  # a string or an array of strings
         message["reply_to"] = email.reply_to.formatted()
     if email.headers:  # an object of name -> value

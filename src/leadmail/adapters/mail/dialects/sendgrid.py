@@ -32,7 +32,11 @@ class SendGrid(Dialect):
             ],
             "from": _sendgrid_address(email.sender),
             "subject": email.subject,
-            "content": [{"type": "text/html", "value": email.html}],
+            # text/plain first, as SendGrid requires, when there is one.
+            "content": [
+                *([{"type": "text/plain", "value": email.text}] if email.text is not None else []),
+                {"type": "text/html", "value": email.html},
+            ],
         }
         if email.reply_to is not None:  # a MailTo: {email, name?}
             body["reply_to"] = _sendgrid_address(email.reply_to)
