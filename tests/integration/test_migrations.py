@@ -219,6 +219,7 @@ COLUMNS = {
         "recipients",
         "subject",
         "template_id",
+        "template_version",
         "status",
         "provider",
         "provider_message_id",

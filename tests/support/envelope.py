@@ -46,6 +46,7 @@ MESSAGE_FIELDS = {
     "from",
     "subject",
     "template_id",
+    "template_version",
     "attempts",
     "last_error",
     "created_at",

@@ -59,6 +59,10 @@ async def test_a_campaign_keeps_its_versions_through_edits_of_template_and_layou
     assert '<p style="color: red;">Hi Ada, doors open at ten.</p>' in sent.html
     assert "NEW" not in sent.html
     assert (await templates.get(ACCOUNT, "open-day")).version == 2
+    [delivered] = rig.provider.delivered
+    message = await rig.adapters.messages.get(ACCOUNT, delivered.message_id)
+    assert message is not None
+    assert (message.template_id, message.template_version) == ("open-day", 1)
 
 
 async def test_a_template_in_use_by_a_campaign_or_a_layout_in_use_cannot_be_deleted(
@@ -100,9 +104,12 @@ async def test_a_template_send_takes_the_current_version_in_its_layout(tmp_path:
         sender="team@example.com",
     )
 
-    await rig.services.send_template_email(ACCOUNT, request)
+    before = await rig.services.send_template_email(ACCOUNT, request)
     await templates.change(ACCOUNT, "open-day", TemplateChange(subject="Welcome, {{first_name}}"))
-    await rig.services.send_template_email(ACCOUNT, request)
+    after = await rig.services.send_template_email(ACCOUNT, request)
+
+    versions = [m.template_version for m in (*before.messages, *after.messages)]
+    assert versions == [1, 2]  # in the message log too
 
     first, second = [d.email for d in rig.provider.delivered]
     assert (first.subject, second.subject) == ("Ada, our open day", "Welcome, Ada")

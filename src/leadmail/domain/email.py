@@ -221,6 +221,7 @@ class Message:
     last_error: str
     created_at: datetime
     updated_at: datetime
+    template_version: int | None = None  # the version of ``template_id`` it was made from
 
     @classmethod
     def pending(
@@ -231,12 +232,13 @@ class Message:
         template_id: str | None,
         provider: str,
         now: datetime,
+        template_version: int | None = None,
     ) -> Message:
         """``email``, about to be handed to ``provider``: recorded before it is."""
         return cls(
             message_id, account_id, email.sender.formatted(),
             tuple([box.formatted() for box in email.to]), email.subject, template_id,
-            MessageStatus.PENDING, provider, None, 0, "", now, now,
+            MessageStatus.PENDING, provider, None, 0, "", now, now, template_version,
         )  # fmt: skip
 
     def sent(self, provider_message_id: str | None, attempts: int, now: datetime) -> Message:
@@ -244,7 +246,7 @@ class Message:
         return Message(
             self.message_id, self.account_id, self.sender, self.to, self.subject,
             self.template_id, MessageStatus.SENT, self.provider, provider_message_id,
-            attempts, "", self.created_at, now,
+            attempts, "", self.created_at, now, self.template_version,
         )  # fmt: skip
 
     def suppressed(self, why: str, now: datetime) -> Message:
@@ -252,7 +254,7 @@ class Message:
         return Message(
             self.message_id, self.account_id, self.sender, self.to, self.subject,
             self.template_id, MessageStatus.SUPPRESSED, self.provider, None, self.attempts,
-            why[:MAX_LAST_ERROR], self.created_at, now,
+            why[:MAX_LAST_ERROR], self.created_at, now, self.template_version,
         )  # fmt: skip
 
     def failed(self, error: str, attempts: int, now: datetime) -> Message:
@@ -260,5 +262,5 @@ class Message:
         return Message(
             self.message_id, self.account_id, self.sender, self.to, self.subject,
             self.template_id, MessageStatus.FAILED, self.provider, self.provider_message_id,
-            attempts, error[:MAX_LAST_ERROR], self.created_at, now,
+            attempts, error[:MAX_LAST_ERROR], self.created_at, now, self.template_version,
         )  # fmt: skip

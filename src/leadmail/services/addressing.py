@@ -64,6 +64,7 @@ class SendPlan:
     template_id: str | None = None
     transactional: bool = False
     list_unsubscribe: bool = False
+    template_version: int | None = None
 
     @property
     def per_recipient(self) -> bool:

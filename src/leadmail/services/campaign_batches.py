@@ -200,7 +200,10 @@ class CampaignBatches:
         if batch.retried:  # its messages were recorded by its first try
             found = await self._messages.get_many(campaign.account_id, list(lead_of))
             stored = {m.message_id: m for m in found}
-        messages = await outgoing.record(campaign.account_id, items, campaign.template_id, stored)
+        messages = await outgoing.record(
+            campaign.account_id, items, campaign.template_id, stored,
+            template_version=letter.template.version,
+        )  # fmt: skip
         pace = LanePace(self._limiter, self._lane, watch, outgoing.timer, self._hold)
         delivered = await outgoing.attempt(
             items, batch.batch_id, pace, outgoing.deadline(self._budget), retried=batch.retried

@@ -100,7 +100,7 @@ class Outbox:
         addresses = [box.address for email in plan.emails for box in email.to]
         policy, transactional = self._policy, plan.transactional
         items = [BatchItem(email, new_message_id()) for email in plan.emails]
-        pending = self._outgoing.pending(account_id, items, plan.template_id)
+        pending = self._outgoing.pending(account_id, items, plan.template_id, plan.template_version)
         check = policy.check(account_id, addresses, transactional=transactional)
         entries = await self._messages.add_unless_suppressed(pending, check)
         if not entries:
@@ -202,5 +202,8 @@ class Outbox:
     ) -> list[Message]:
         items = [BatchItem(email, new_message_id()) for email in plan.emails]
         why = {items[n].message_id: entry.why() for n, entry in withheld.items()}
-        recorded = await self._outgoing.record(account_id, items, plan.template_id, withheld=why)
+        recorded = await self._outgoing.record(
+            account_id, items, plan.template_id, withheld=why,
+            template_version=plan.template_version,
+        )  # fmt: skip
         return [recorded[item.message_id] for item in items]

@@ -167,6 +167,7 @@ class Outgoing:
         stored: Mapping[str, Message] | None = None,
         *,
         withheld: Mapping[str, str] | None = None,
+        template_version: int | None = None,
     ) -> dict[str, Message]:
         """Step 1: each item's message, stored ``pending`` before the provider is called,
         by message id; those in ``stored`` (a retry's, recorded before) are not stored
@@ -177,6 +178,7 @@ class Outgoing:
             account_id,
             [item for item in items if stored is None or item.message_id not in stored],
             template_id,
+            template_version,
         )
         if withheld:
             new = [
@@ -189,14 +191,21 @@ class Outgoing:
         return found
 
     def pending(
-        self, account_id: str, items: Sequence[BatchItem], template_id: str | None
+        self,
+        account_id: str,
+        items: Sequence[BatchItem],
+        template_id: str | None,
+        template_version: int | None = None,
     ) -> list[Message]:
         """Each item's message as step 1 records it (``pending``), not yet stored."""
         now, provider = self._clock(), self._provider.name
         return [
-            Message.pending(item.message_id, account_id, item.email, template_id, provider, now)
+            Message.pending(
+                item.message_id, account_id, item.email, template_id, provider, now,
+                template_version,
+            )
             for item in items
-        ]
+        ]  # fmt: skip
 
     async def deliver_each(self, items: Sequence[BatchItem], deadline: float) -> list[Delivered]:
         """Steps 3-4 for an API send: each item as a batch of one (its message on its own,

@@ -143,6 +143,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         subject = Varchar(length=1000)
         # No foreign key: a template may leave the catalog while its messages stay logged.
         template_id = Varchar(length=64, null=True, default=None)
+        template_version = Integer(null=True, default=None)  # None: a plain send
         status = Varchar(length=16)
         provider = Varchar(length=32)
         provider_message_id = Varchar(length=255, null=True, default=None)

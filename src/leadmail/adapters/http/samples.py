@@ -146,6 +146,7 @@ def message(
         last_error=error,
         created_at=AT,
         updated_at=AT,
+        template_version=1 if template else None,
     )
 
 

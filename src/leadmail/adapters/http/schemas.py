@@ -189,6 +189,12 @@ class MessageOut(msgspec.Struct):
     sender: str = msgspec.field(name="from")
     subject: str
     template_id: TemplateId | None
+    template_version: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="The version of the template it was made from (GET .../versions/{n})"
+        ),
+    ]
     attempts: int
     last_error: str
     created_at: str
@@ -208,6 +214,7 @@ class MessageOut(msgspec.Struct):
             sender=message.sender,
             subject=message.subject,
             template_id=message.template_id,
+            template_version=message.template_version,
             attempts=message.attempts,
             last_error=message.last_error,
             created_at=to_iso(message.created_at),

@@ -1,7 +1,7 @@
 """Accounts' own templates (account_templates, each at its current version) and every
 version of every template (template_versions); the versions a campaign freezes when it
-starts: generated; then the new tables' indexes, and version 1 of each predefined template
-already stored."""
+starts, and the version a message was made from: generated; then the new tables' indexes,
+and version 1 of each predefined template already stored."""
 
 from piccolo.columns.base import OnDelete, OnUpdate
 from piccolo.columns.column_types import (
@@ -706,6 +706,27 @@ async def forwards():
     manager.add_column(
         table_class_name="Campaigns",
         tablename="campaigns",
+        column_name="template_version",
+        db_column_name="template_version",
+        column_class_name="Integer",
+        column_class=Integer,
+        params={
+            "default": None,
+            "null": True,
+            "primary_key": False,
+            "unique": False,
+            "index": False,
+            "index_method": IndexMethod.btree,
+            "choices": None,
+            "db_column_name": None,
+            "secret": False,
+        },
+        schema=None,
+    )
+
+    manager.add_column(
+        table_class_name="Messages",
+        tablename="messages",
         column_name="template_version",
         db_column_name="template_version",
         column_class_name="Integer",
