@@ -95,6 +95,7 @@ from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.sender_domains import SenderDomainService
 from leadmail.services.sender_rules import SenderRules
 from leadmail.services.suppressions import SuppressionList
+from leadmail.services.template_trials import TemplateTrials
 from leadmail.services.templates import TemplateService
 from leadmail.services.unsubscribes import Unsubscribes
 
@@ -267,13 +268,14 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         adapters, settings, outgoing, policy, templates, campaigns, clock, unsubscribes
     )
     adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
+    send_template = SendTemplateEmail(addressing, templates, outbox, unsubscribes)
     return Services(
         leads=LeadService(adapters.leads, clock),
         keys=ApiKeyService(adapters.keys, clock),
         templates=templates,
         messages=MessageService(adapters.messages, adapters.events),
         send_email=SendEmail(addressing, outbox, unsubscribes),
-        send_template_email=SendTemplateEmail(addressing, templates, outbox, unsubscribes),
+        send_template_email=send_template,
         imports=imports,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
@@ -284,6 +286,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         provider_events=ProviderEventService(adapters.events, suppression_list, clock),
         unsubscribes=unsubscribes,
         privacy=Privacy(adapters.personal_data),
+        template_trials=TemplateTrials(templates, adapters.leads, unsubscribes, send_template),
     )
 
 

@@ -262,3 +262,81 @@ async def test_another_account_sees_and_changes_nothing_on_any_verb_or_send(api:
     mine = assert_ok(await api.client.get(theirs, headers=api.auth))["data"]
     assert (mine["name"], mine["version"]) == ("Open day", 1)
     assert recorder(api).delivered == []
+
+
+async def test_a_preview_renders_as_a_send_would_and_lists_what_is_missing(api: Api) -> None:
+    await write(api, LAYOUT)
+    await write(api, OPEN_DAY)
+    lead = await api.add_lead(name="Grace Hopper", fields={"date": "Friday"})
+    one = f"{TEMPLATES}/open-day/preview"
+
+    bare = assert_ok(await api.client.post(one, json={}, headers=api.auth))["data"]
+    with_lead = assert_ok(
+        await api.client.post(
+            one,
+            json={"variables": {"first_name": "Ada", "date": "Monday"}, "lead_id": lead["lead_id"]},
+            headers=api.auth,
+        )
+    )["data"]
+
+    assert bare["missing"] == ["first_name", "date"]
+    assert bare["subject"] == "{{first_name}}, come on {{date}}"
+    assert bare["html"].startswith("<div><h1>Northwind</h1><p>Hi {{first_name}}")
+    assert "/u/" in bare["html"]  # the service's link, as a send has it
+    assert bare["text"] is not None
+    assert "Hi {{first_name}}, doors open on {{date}}." in bare["text"]
+    # The lead's own values over the given ones, as a campaign fills them.
+    assert with_lead["missing"] == []
+    assert with_lead["subject"] == "Grace, come on Friday"
+    assert recorder(api).delivered == []
+
+
+async def test_a_preview_of_an_older_version_or_for_a_missing_lead(api: Api) -> None:
+    await write(api, {**OPEN_DAY, "layout_id": None})
+    one = f"{TEMPLATES}/open-day"
+    assert_ok(await api.client.put(one, json={"subject": "New {{date}}"}, headers=api.auth))
+
+    old = assert_ok(await api.client.post(f"{one}/preview", json={"version": 1}, headers=api.auth))[
+        "data"
+    ]
+    assert (old["version"], old["subject"]) == (1, "{{first_name}}, come on {{date}}")
+    assert_error(
+        await api.client.post(f"{one}/preview", json={"version": 3}, headers=api.auth),
+        404,
+        "TEMPLATE_NOT_FOUND",
+    )
+    assert_error(
+        await api.client.post(
+            f"{one}/preview", json={"lead_id": "ld_NoSuchLeadAnywhere0000A"}, headers=api.auth
+        ),
+        404,
+        "LEAD_NOT_FOUND",
+    )
+
+
+async def test_a_test_send_mails_one_address_through_the_rules_marked_as_a_test(
+    api: Api,
+) -> None:
+    await write(api, {**OPEN_DAY, "layout_id": None})
+    one = f"{TEMPLATES}/open-day/test"
+    body = {"to": "ada@example.com", "variables": {"first_name": "Ada"}, "from": "a@example.com"}
+
+    answer = assert_ok(await api.client.post(one, json=body, headers=api.auth))
+    await api.client.post(
+        "/api/v1/suppressions", json={"email": "grace@example.com"}, headers=api.auth
+    )
+    held = assert_ok(
+        await api.client.post(one, json={**body, "to": "grace@example.com"}, headers=api.auth)
+    )
+
+    [message] = answer["data"]["messages"]
+    assert (message["test"], message["template_id"], message["template_version"]) == (
+        True, "open-day", 1,
+    )  # fmt: skip
+    [sent] = [d.email for d in recorder(api).delivered]
+    assert sent.subject == "Ada, come on {{date}}"  # a missing value shows as itself
+    assert held["data"]["messages"][0]["status"] == "suppressed"
+    assert_invalid(
+        await api.client.post(one, json={**body, "to": "not an address"}, headers=api.auth),
+        "to",
+    )

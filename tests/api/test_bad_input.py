@@ -47,6 +47,8 @@ BODIES: dict[tuple[str, str], Any] = {
     ("PUT", "/api/v1/leads/{lead_id:str}"): {"note": "n"},
     ("POST", "/api/v1/leads/{lead_id:str}/tags"): {"add": ["x"]},
     ("PUT", "/api/v1/email/templates/{template_id:str}"): {"name": "n"},
+    ("POST", "/api/v1/email/templates/{template_id:str}/test"): {"to": "ada@example.com"},
+    ("POST", "/api/v1/email/templates/{template_id:str}/preview"): {},
 }
 
 

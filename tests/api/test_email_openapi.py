@@ -32,6 +32,8 @@ EMAIL_PATHS: dict[str, set[str]] = {
     TEMPLATES + "/{template_id}": {"get", "put", "delete"},
     TEMPLATES + "/{template_id}/versions": {"get"},
     TEMPLATES + "/{template_id}/versions/{version}": {"get"},
+    TEMPLATES + "/{template_id}/preview": {"post"},
+    TEMPLATES + "/{template_id}/test": {"post"},
 }
 SENDS = [SEND, TEMPLATE]
 # Each send's errors, exactly: a plain send has no template to miss.

@@ -51,6 +51,10 @@ ANSWER_IDS = {
     ("Template", "id"): TEMPLATE_ID,
     ("Template", "layout_id"): TEMPLATE_ID,
     ("DeletedTemplate", "id"): TEMPLATE_ID,
+    ("TemplatePreview", "id"): TEMPLATE_ID,
+    # Leads a request names (a preview's, a test send's): the pattern of a lead's id.
+    ("TemplatePreviewRequest", "lead_id"): LEAD_ID,
+    ("TemplateTestRequest", "lead_id"): LEAD_ID,
     ("Message", "template_id"): TEMPLATE_ID,
     ("Campaign", "template_id"): TEMPLATE_ID,
     ("RequestId", "request_id"): REQUEST_ID,

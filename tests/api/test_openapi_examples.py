@@ -124,6 +124,11 @@ LETTERHEAD = {
 }
 
 
+def example_of(spec: dict[str, Any], path: str) -> Any:
+    """The request body example of POST ``path``."""
+    return spec["paths"][path]["post"]["requestBody"]["content"]["application/json"]["example"]
+
+
 async def call(api: Api, method: str, path: str, status: int = 200, **kwargs: Any) -> Any:
     response = await api.client.request(method, path, headers=api.auth, **kwargs)
     assert response.status_code == status, response.text
@@ -236,6 +241,12 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
         (own, "get"): await call(api, "GET", mine),
         (own + "/versions", "get"): await call(api, "GET", f"{mine}/versions", params={"limit": 1}),
         (own + "/versions/{version}", "get"): await call(api, "GET", f"{mine}/versions/2"),
+        (own + "/preview", "post"): await call(
+            api, "POST", f"{mine}/preview", json=example_of(spec, own + "/preview")
+        ),
+        (own + "/test", "post"): await call(
+            api, "POST", f"{mine}/test", json={**example_of(spec, own + "/test"), "from": SENDER}
+        ),
         (own, "delete"): await call(api, "DELETE", mine),
     }
     documented = {

@@ -220,6 +220,7 @@ COLUMNS = {
         "subject",
         "template_id",
         "template_version",
+        "test",
         "status",
         "provider",
         "provider_message_id",

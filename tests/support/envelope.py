@@ -47,6 +47,7 @@ MESSAGE_FIELDS = {
     "subject",
     "template_id",
     "template_version",
+    "test",
     "attempts",
     "last_error",
     "created_at",

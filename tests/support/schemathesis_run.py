@@ -84,6 +84,8 @@ DELETE_LEAD = "DELETE /api/v1/leads/{lead_id}"
 ERASE = "POST /api/v1/privacy/erase"
 CREATE_TEMPLATE = "POST /api/v1/email/templates"
 CHANGE_TEMPLATE = "PUT /api/v1/email/templates/{template_id}"
+PREVIEW = "POST /api/v1/email/templates/{template_id}/preview"
+TEST_SEND = "POST /api/v1/email/templates/{template_id}/test"
 # Where a template's text may hold braces: in placeholders only (said in words, not in the
 # schema); a layout holds {{content}} once.
 TEMPLATE_TEXTS = ("subject", "html", "text")
@@ -276,6 +278,16 @@ def fill_data(catalog: Catalog, run: Run, seed_lead_id: str) -> Callable[[Any, A
             case.body = with_variables(known_template(case.body, catalog), catalog)
         elif label in (CREATE_TEMPLATE, CHANGE_TEMPLATE):
             case.body = as_written(case.body, change=label == CHANGE_TEMPLATE)
+        elif label in (PREVIEW, TEST_SEND) and isinstance(case.body, dict):
+            # A template of the catalog, with a value for each of its variables.
+            named = known_template(
+                {"template_id": (case.path_parameters or {}).get("template_id")}, catalog
+            )["template_id"]
+            if isinstance(named, str):
+                case.path_parameters = {**(case.path_parameters or {}), "template_id": named}
+            body = {k: v for k, v in case.body.items() if k != "variables"}
+            case.body = with_variables({**body, "template_id": named}, catalog)
+            case.body.pop("template_id", None)
         elif label == DELETE_LEAD and (case.path_parameters or {}).get("lead_id") == seed_lead_id:
             case.path_parameters = {**case.path_parameters, "lead_id": NO_LEAD_ID}
         elif (

@@ -222,6 +222,7 @@ class Message:
     created_at: datetime
     updated_at: datetime
     template_version: int | None = None  # the version of ``template_id`` it was made from
+    test: bool = False  # a template's test send (POST /api/v1/email/templates/{id}/test)
 
     @classmethod
     def pending(
@@ -233,12 +234,13 @@ class Message:
         provider: str,
         now: datetime,
         template_version: int | None = None,
+        test: bool = False,
     ) -> Message:
         """``email``, about to be handed to ``provider``: recorded before it is."""
         return cls(
             message_id, account_id, email.sender.formatted(),
             tuple([box.formatted() for box in email.to]), email.subject, template_id,
-            MessageStatus.PENDING, provider, None, 0, "", now, now, template_version,
+            MessageStatus.PENDING, provider, None, 0, "", now, now, template_version, test,
         )  # fmt: skip
 
     def sent(self, provider_message_id: str | None, attempts: int, now: datetime) -> Message:
@@ -246,7 +248,7 @@ class Message:
         return Message(
             self.message_id, self.account_id, self.sender, self.to, self.subject,
             self.template_id, MessageStatus.SENT, self.provider, provider_message_id,
-            attempts, "", self.created_at, now, self.template_version,
+            attempts, "", self.created_at, now, self.template_version, self.test,
         )  # fmt: skip
 
     def suppressed(self, why: str, now: datetime) -> Message:
@@ -254,7 +256,7 @@ class Message:
         return Message(
             self.message_id, self.account_id, self.sender, self.to, self.subject,
             self.template_id, MessageStatus.SUPPRESSED, self.provider, None, self.attempts,
-            why[:MAX_LAST_ERROR], self.created_at, now, self.template_version,
+            why[:MAX_LAST_ERROR], self.created_at, now, self.template_version, self.test,
         )  # fmt: skip
 
     def failed(self, error: str, attempts: int, now: datetime) -> Message:
@@ -263,4 +265,5 @@ class Message:
             self.message_id, self.account_id, self.sender, self.to, self.subject,
             self.template_id, MessageStatus.FAILED, self.provider, self.provider_message_id,
             attempts, error[:MAX_LAST_ERROR], self.created_at, now, self.template_version,
+            self.test,
         )  # fmt: skip

@@ -50,6 +50,7 @@ class TemplateEmailRequest:
     transactional: bool = False
     list_unsubscribe: bool = False
     reply_to: str | None = None
+    test: bool = False  # a template's test send (services/template_trials.py)
 
 
 @dataclass(slots=True)  # not frozen: made on every send (see leadmail/services/__init__.py)
@@ -65,6 +66,7 @@ class SendPlan:
     transactional: bool = False
     list_unsubscribe: bool = False
     template_version: int | None = None
+    test: bool = False  # a template's test send: marked so in the message log
 
     @property
     def per_recipient(self) -> bool:

@@ -100,7 +100,9 @@ class Outbox:
         addresses = [box.address for email in plan.emails for box in email.to]
         policy, transactional = self._policy, plan.transactional
         items = [BatchItem(email, new_message_id()) for email in plan.emails]
-        pending = self._outgoing.pending(account_id, items, plan.template_id, plan.template_version)
+        pending = self._outgoing.pending(
+            account_id, items, plan.template_id, plan.template_version, plan.test
+        )
         check = policy.check(account_id, addresses, transactional=transactional)
         entries = await self._messages.add_unless_suppressed(pending, check)
         if not entries:
@@ -205,5 +207,6 @@ class Outbox:
         recorded = await self._outgoing.record(
             account_id, items, plan.template_id, withheld=why,
             template_version=plan.template_version,
+            test=plan.test,
         )  # fmt: skip
         return [recorded[item.message_id] for item in items]

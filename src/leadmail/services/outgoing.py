@@ -168,6 +168,7 @@ class Outgoing:
         *,
         withheld: Mapping[str, str] | None = None,
         template_version: int | None = None,
+        test: bool = False,
     ) -> dict[str, Message]:
         """Step 1: each item's message, stored ``pending`` before the provider is called,
         by message id; those in ``stored`` (a retry's, recorded before) are not stored
@@ -179,6 +180,7 @@ class Outgoing:
             [item for item in items if stored is None or item.message_id not in stored],
             template_id,
             template_version,
+            test,
         )
         if withheld:
             new = [
@@ -196,13 +198,14 @@ class Outgoing:
         items: Sequence[BatchItem],
         template_id: str | None,
         template_version: int | None = None,
+        test: bool = False,
     ) -> list[Message]:
         """Each item's message as step 1 records it (``pending``), not yet stored."""
         now, provider = self._clock(), self._provider.name
         return [
             Message.pending(
                 item.message_id, account_id, item.email, template_id, provider, now,
-                template_version,
+                template_version, test,
             )
             for item in items
         ]  # fmt: skip

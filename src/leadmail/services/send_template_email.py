@@ -64,6 +64,7 @@ class SendTemplateEmail:
             emails=await self._emails(account_id, request, template, to, sender, reply_to),
             template_id=template.template_id,
             template_version=template.version,
+            test=request.test,
             transactional=request.transactional,
             list_unsubscribe=request.list_unsubscribe,
         )

@@ -223,6 +223,14 @@ class TemplateService:
                 raise TemplateNotFound(template.layout_id, layout_version)
         return self._as_sent(account_id, template, layout)
 
+    async def sendable_now(self, account_id: str, template: Template) -> Template:
+        """``template`` (any version of it) as a send would render it now: inside its
+        layout's current version."""
+        layout = None
+        if template.layout_id is not None:
+            layout = await self._own.get(account_id, template.layout_id)
+        return self._as_sent(account_id, template, layout)
+
     async def frozen(self, account_id: str, template_id: str) -> tuple[Template, int | None]:
         """The template as stored now, and its layout's version (a campaign starting)."""
         template = await self.get(account_id, template_id)

@@ -144,6 +144,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         # No foreign key: a template may leave the catalog while its messages stay logged.
         template_id = Varchar(length=64, null=True, default=None)
         template_version = Integer(null=True, default=None)  # None: a plain send
+        test = Boolean(default=False)  # a template's test send
         status = Varchar(length=16)
         provider = Varchar(length=32)
         provider_message_id = Varchar(length=255, null=True, default=None)

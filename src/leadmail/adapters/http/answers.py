@@ -23,6 +23,9 @@ from litestar.datastructures import Cookie
 from litestar.serialization import get_serializer
 from litestar.types import Receive, Scope, Send, TypeEncodersMap
 
+from leadmail.domain.email import MessageStatus
+from leadmail.services.results import SendResult
+
 T = TypeVar("T")
 
 _JSON_TYPE = (b"content-type", b"application/json")
@@ -148,3 +151,14 @@ class JsonAnswer(Response[T]):
             status_code=status_code,
             type_encoders=type_encoders,
         )
+
+
+def sent_message(result: SendResult) -> str:
+    """A send's answer's ``message``: how many recipients were sent to (and held back)."""
+    if not result.per_recipient:
+        return "Email sent"
+    count = len(result.messages)
+    held = sum(m.status is MessageStatus.SUPPRESSED for m in result.messages)
+    if held:
+        return f"Email sent to {count - held} of {count} recipients ({held} suppressed)"
+    return "Email sent" if count == 1 else f"Email sent to {count} recipients"

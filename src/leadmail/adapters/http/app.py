@@ -89,7 +89,11 @@ def build_app(
             bound_controller(CampaignController, campaigns=services.campaigns),
             bound_controller(SuppressionController, suppressions=services.suppressions),
             bound_controller(PrivacyController, privacy=services.privacy),
-            bound_controller(TemplateController, templates=services.templates),
+            bound_controller(
+                TemplateController,
+                templates=services.templates,
+                trials=services.template_trials,
+            ),
             *webhook_routes(services.provider_events, webhooks or {}),
             *unsubscribe_routes(services.unsubscribes),
         ],

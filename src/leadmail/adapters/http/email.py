@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar
 from litestar import Request, Response, get, post
 from litestar.params import HeaderParameter, JSONBody
 
-from leadmail.adapters.http.answers import JsonAnswer
+from leadmail.adapters.http.answers import JsonAnswer, sent_message
 from leadmail.adapters.http.discovery import DiscoverableController, options_for
 from leadmail.adapters.http.envelopes import (
     MessageEnvelope,
@@ -28,7 +28,7 @@ from leadmail.adapters.http.schemas import (
     SendTemplateIn,
 )
 from leadmail.adapters.http.templates import template_list
-from leadmail.domain.email import MessageStatus, SenderNotAllowed
+from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import MessageNotFound, TemplateNotFound, ValidationFailed
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.keys import Principal
@@ -68,16 +68,6 @@ _SEND_ERRORS = (
 
 def _replay_headers(result: SendResult) -> dict[str, str]:
     return {REPLAYED_HEADER: "true"} if result.replayed else {}
-
-
-def sent_message(result: SendResult) -> str:
-    if not result.per_recipient:
-        return "Email sent"
-    count = len(result.messages)
-    held = sum(m.status is MessageStatus.SUPPRESSED for m in result.messages)
-    if held:
-        return f"Email sent to {count - held} of {count} recipients ({held} suppressed)"
-    return "Email sent" if count == 1 else f"Email sent to {count} recipients"
 
 
 class EmailController(DiscoverableController):

@@ -27,7 +27,7 @@ from leadmail.adapters.http.suppression_schemas import (
     SuppressionOut,
     SuppressionPageOut,
 )
-from leadmail.adapters.http.template_schemas import TemplateOut, TemplateVersionsOut
+from leadmail.adapters.http.template_schemas import PreviewOut, TemplateOut, TemplateVersionsOut
 from leadmail.adapters.http.tracing import REQUEST_ID
 
 # Success: HTTP 200, ``success: true``, ``error: ""``.
@@ -77,6 +77,10 @@ class TemplateEnvelope(Ok):
 
 class TemplateVersionsEnvelope(Ok):
     data: TemplateVersionsOut
+
+
+class PreviewEnvelope(Ok):
+    data: PreviewOut
 
 
 class DeletedTemplateOut(msgspec.Struct):

@@ -47,7 +47,7 @@ from leadmail.adapters.http.suppression_schemas import (
     SuppressionOut,
     SuppressionPageOut,
 )
-from leadmail.adapters.http.template_schemas import TemplateOut, TemplateVersionsOut
+from leadmail.adapters.http.template_schemas import PreviewOut, TemplateOut, TemplateVersionsOut
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import (
     FieldError,
@@ -101,6 +101,20 @@ SUCCESSES: dict[str, msgspec.Struct | str] = {
         TemplateVersionsOut([_OPEN_DAY], "2"),
     ),
     "getTemplateVersion": envelopes.TemplateEnvelope.of("Template version retrieved", _OPEN_DAY),
+    "previewTemplate": envelopes.PreviewEnvelope.of(
+        "Template previewed",
+        PreviewOut(
+            id="open-day",
+            version=2,
+            subject="Ada, come to our open day on {{date}}",
+            html="<p>Hi Ada,</p><p>Our doors are open on {{date}}.</p>",
+            text="Hi Ada,\n\nOur doors are open on {{date}}.",
+            missing=["date"],
+        ),
+    ),
+    "testTemplate": envelopes.MessageListEnvelope.of(
+        "Email sent", MessagesOut([MessageOut.of(samples.TEST_MESSAGE)])
+    ),
     "sendEmail": envelopes.MessageEnvelope.of("Email sent", MessageOut.of(samples.SENT)),
     "sendTemplateEmail": envelopes.MessageListEnvelope.of(
         "Email sent to 2 recipients",

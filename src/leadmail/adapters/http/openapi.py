@@ -63,6 +63,9 @@ COMPONENT_NAMES = {
     template_schemas.TemplateIn: "TemplateInput",
     template_schemas.TemplateChangeIn: "TemplateChange",
     template_schemas.TemplateVersionsOut: "TemplateVersions",
+    template_schemas.PreviewIn: "TemplatePreviewRequest",
+    template_schemas.PreviewOut: "TemplatePreview",
+    template_schemas.TestSendIn: "TemplateTestRequest",
     envelopes.DeletedTemplateOut: "DeletedTemplate",
     envelopes.FieldErrorOut: "FieldError",
     campaign_schemas.CampaignIn: "NewCampaign",
@@ -93,6 +96,8 @@ REQUEST_BODIES = (
     privacy_schemas.EraseIn,
     template_schemas.TemplateIn,
     template_schemas.TemplateChangeIn,
+    template_schemas.PreviewIn,
+    template_schemas.TestSendIn,
 )
 
 _HEADER_TEXT = {

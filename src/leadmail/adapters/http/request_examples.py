@@ -70,6 +70,12 @@ REQUESTS: dict[type[Any], dict[str, Any]] = {
         "html": samples.OPEN_DAY.body,
         "text": samples.OPEN_DAY.text,
     },
+    template_schemas.PreviewIn: {"variables": {"first_name": "Ada"}},
+    template_schemas.TestSendIn: {
+        "to": "ada@example.com",
+        "variables": {"first_name": "Ada", "date": "Saturday 14 March"},
+        "from": samples.SENDER,
+    },
     template_schemas.TemplateChangeIn: {
         "subject": "{{first_name}}, our open day is on {{date}}: come and see",
     },

@@ -156,6 +156,7 @@ BODIES: dict[type[Any], dict[str, dict[str, Any]]] = {
     privacy_schemas.EraseIn: {"email": ADDRESS},
     template_schemas.TemplateIn: TEMPLATE_WRITE_FIELDS,
     template_schemas.TemplateChangeIn: TEMPLATE_WRITE_FIELDS,
+    template_schemas.TestSendIn: {"to": ADDRESS},
 }
 # Bodies with tags (arrays of tags) and custom fields, by property.
 TAG_LISTS: dict[type[Any], tuple[str, ...]] = {
@@ -259,6 +260,9 @@ def state_rules(components: dict[str, Any], *, sender_required: bool) -> None:
         for schema in _strings(body.properties["reply_to"]):
             apply_rule(schema, ADDRESS)
             schema.description = REPLY_TO_TEXT
+    test = components.get(template_schemas.TestSendIn.__name__)
+    if isinstance(test, Schema) and test.properties:
+        state_sender(test, sender_required=sender_required)
     plain = components.get(schemas.SendEmailIn.__name__)
     if isinstance(plain, Schema):
         # One message, so one unsubscribe link: with the flag, `to` is one address.

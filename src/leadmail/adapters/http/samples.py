@@ -3,6 +3,7 @@ lead, one template, the messages of a send and of a failed one."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -121,6 +122,17 @@ OPEN_DAY = Template(
 )
 
 
+def test_message() -> Message:
+    """A template's test send, as the message log keeps it."""
+    return dataclasses.replace(
+        message("ada@example.com", MessageStatus.SENT, template=True),
+        template_id="open-day",
+        template_version=2,
+        subject="Ada, come to our open day on Saturday 14 March",
+        test=True,
+    )
+
+
 def message(
     to: str,
     status: MessageStatus,
@@ -221,3 +233,4 @@ ADA_SUPPRESSION = Suppression.of(
 ADA_ERASED = Erased(
     ADA, leads=1, messages=1, events=2, campaign_recipients=1, import_errors=1, suppressions=1
 )
+TEST_MESSAGE = test_message()

@@ -195,6 +195,7 @@ class MessageOut(msgspec.Struct):
             description="The version of the template it was made from (GET .../versions/{n})"
         ),
     ]
+    test: Annotated[bool, msgspec.Meta(description="A template's test send")]
     attempts: int
     last_error: str
     created_at: str
@@ -215,6 +216,7 @@ class MessageOut(msgspec.Struct):
             subject=message.subject,
             template_id=message.template_id,
             template_version=message.template_version,
+            test=message.test,
             attempts=message.attempts,
             last_error=message.last_error,
             created_at=to_iso(message.created_at),

@@ -7,12 +7,13 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from leadmail.adapters.http.schemas import TemplateId
+from leadmail.adapters.http.schemas import LeadId, TemplateId
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.domain.email import MAX_SUBJECT
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.template_drafts import MAX_NAME, TemplateDraft
 from leadmail.domain.templates import TemplateKind
+from leadmail.services.template_trials import Preview
 from leadmail.services.templates import TemplateChange, TemplateView
 
 HTML_TEXT = (
@@ -146,6 +147,51 @@ class TemplateOut(msgspec.Struct):
             layout_id=template.layout_id,
             inline_css=template.inline_css,
         )
+
+
+Variables = Annotated[
+    dict[str, str],
+    msgspec.Meta(description="Values by variable name; a lead's own values go over them"),
+]
+LeadIdIn = Annotated[
+    LeadId, msgspec.Meta(description="A lead of yours: its values fill the template")
+]
+
+
+class PreviewIn(msgspec.Struct, forbid_unknown_fields=True):
+    variables: Variables = msgspec.field(default_factory=dict)
+    lead_id: LeadIdIn | None = None
+    version: Annotated[int, msgspec.Meta(ge=1, le=999_999_999)] | None = None
+
+
+class PreviewOut(msgspec.Struct):
+    id: TemplateId
+    version: Annotated[int, msgspec.Meta(description="The version rendered")]
+    subject: str
+    html: Annotated[str, msgspec.Meta(description="As sent: in its layout, CSS inlined")]
+    text: Annotated[str | None, msgspec.Meta(description="The plain-text part, as sent")]
+    missing: Annotated[
+        list[str],
+        msgspec.Meta(description="Variables no value was given for, shown as `{{name}}`"),
+    ]
+
+    @classmethod
+    def of(cls, preview: Preview) -> PreviewOut:
+        return cls(
+            id=preview.template.template_id,
+            version=preview.template.version,
+            subject=preview.subject,
+            html=preview.html,
+            text=preview.text,
+            missing=list(preview.missing),
+        )
+
+
+class TestSendIn(msgspec.Struct, forbid_unknown_fields=True):
+    to: Annotated[str, msgspec.Meta(description="One address")]
+    variables: Variables = msgspec.field(default_factory=dict)
+    lead_id: LeadIdIn | None = None
+    sender: str | None = msgspec.field(default=None, name="from")
 
 
 class TemplateVersionsOut(msgspec.Struct):

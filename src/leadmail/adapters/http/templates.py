@@ -11,12 +11,17 @@ import msgspec
 from litestar import Request, Response, delete, get, post, put
 from litestar.params import JSONBody, Parameter, PathParameter
 
+from leadmail.adapters.http.answers import sent_message
 from leadmail.adapters.http.discovery import DiscoverableController, options_for
 from leadmail.adapters.http.envelopes import (
     DeletedTemplateEnvelope,
     DeletedTemplateOut,
+    MessageListEnvelope,
+    PreviewEnvelope,
     TemplateEnvelope,
     TemplateListEnvelope,
+    TemplateSendRejectedEnvelope,
+    TemplateSendUnavailableEnvelope,
     TemplateVersionsEnvelope,
 )
 from leadmail.adapters.http.flags import check_flags
@@ -24,13 +29,18 @@ from leadmail.adapters.http.operation_errors import error_responses
 from leadmail.adapters.http.parameter_rules import VERSION_CURSOR
 from leadmail.adapters.http.path_ids import TemplateIdPath
 from leadmail.adapters.http.prepared import PreparedOnce
+from leadmail.adapters.http.schemas import MessageOut, MessagesOut
 from leadmail.adapters.http.template_schemas import (
+    PreviewIn,
+    PreviewOut,
     TemplateChangeIn,
     TemplateIn,
     TemplateOut,
     TemplateVersionsOut,
+    TestSendIn,
 )
-from leadmail.domain.errors import FieldError, TemplateNotFound, ValidationFailed
+from leadmail.domain.email import SenderNotAllowed
+from leadmail.domain.errors import FieldError, LeadNotFound, TemplateNotFound, ValidationFailed
 from leadmail.domain.keys import Principal
 from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from leadmail.domain.template_drafts import (
@@ -39,6 +49,8 @@ from leadmail.domain.template_drafts import (
     TemplateInUse,
     TemplateReadOnly,
 )
+from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
+from leadmail.services.template_trials import TemplateTrials
 from leadmail.services.templates import TemplateService, TemplateView
 
 AuthedRequest = Request[Principal, Any, Any]
@@ -50,6 +62,20 @@ LIST_TEXT = (
     "The predefined templates (the service's catalog, `owner: predefined`, read-only), then"
     " your own (`owner: account`: templates and layouts), each in id order."
 )
+PREVIEW_TEXT = (
+    "Renders the template (its current version, or `version`) exactly as a send would: in"
+    " its layout, CSS inlined, with its plain-text part, filled with `variables` and, over"
+    " them, the values of the lead `lead_id` names (as a campaign fills them). A variable"
+    " with no value is listed in `missing` and shown as `{{name}}` instead of failing."
+    " Nothing is stored or sent."
+)
+TEST_TEXT = (
+    "Sends the template's current version to one address, filled as a preview is (a"
+    " variable with no value shows as `{{name}}`), through every rule of a normal send (the"
+    " suppression list, the sender rules). The message is logged with `test: true`."
+)
+# A test send fails as a template send does (its data: every message's outcome).
+_SENDS = (TemplateSendRejectedEnvelope, TemplateSendUnavailableEnvelope)
 CREATE_TEXT = (
     "Stores a template of your own (version 1): `{{name}}` placeholders as in the predefined"
     " ones; `kind: layout` makes a layout, which holds `{{content}}` once and wraps the"
@@ -74,12 +100,15 @@ class TemplateController(DiscoverableController):
     path = "/api/v1/email/templates"
     tags = ["email"]  # under /api/v1/email, as the list of templates always was
     templates: ClassVar[TemplateService]
+    trials: ClassVar[TemplateTrials]
 
     # First: they replace Litestar's automatic OPTIONS (see discovery.py).
     collection_options = options_for("/", "GET", "POST")
     item_options = options_for("/{template_id:str}", "GET", "PUT", "DELETE")
     versions_options = options_for("/{template_id:str}/versions", "GET")
     version_options = options_for("/{template_id:str}/versions/{version:str}", "GET")
+    preview_options = options_for("/{template_id:str}/preview", "POST")
+    test_options = options_for("/{template_id:str}/test", "POST")
 
     @get(
         "/",
@@ -187,6 +216,49 @@ class TemplateController(DiscoverableController):
         found = await self.templates.version(account, template_id, int(version))
         view = await self.templates.view_of(account, found)
         return TemplateEnvelope.of("Template version retrieved", TemplateOut.of(view))
+
+    @post(
+        "/{template_id:str}/preview",
+        status_code=200,
+        summary="Preview a template as a send would render it",
+        description=PREVIEW_TEXT,
+        operation_id="previewTemplate",
+        responses=error_responses(ValidationFailed, TemplateNotFound, LeadNotFound, body=True),
+    )
+    async def preview_template(
+        self, request: AuthedRequest, template_id: TemplateIdPath, data: JSONBody[PreviewIn]
+    ) -> PreviewEnvelope:
+        preview = await self.trials.preview(
+            request.user.account_id, template_id, data.variables, data.lead_id, data.version
+        )
+        return PreviewEnvelope.of("Template previewed", PreviewOut.of(preview))
+
+    @post(
+        "/{template_id:str}/test",
+        status_code=200,
+        summary="Send a template to one address as a test",
+        description=TEST_TEXT,
+        operation_id="testTemplate",
+        responses=error_responses(
+            ValidationFailed,
+            SenderNotAllowed,
+            TemplateNotFound,
+            LeadNotFound,
+            DeliveryRejected,
+            DeliveryUnavailable,
+            body=True,
+            sends=_SENDS,
+        ),
+    )
+    async def test_template(
+        self, request: AuthedRequest, template_id: TemplateIdPath, data: JSONBody[TestSendIn]
+    ) -> Response[MessageListEnvelope]:
+        result = await self.trials.test(
+            request.user.account_id, template_id, data.to, data.variables, data.lead_id,
+            data.sender,
+        )  # fmt: skip
+        messages = MessagesOut([MessageOut.of(m) for m in result.messages])
+        return Response(MessageListEnvelope.of(sent_message(result), messages))
 
 
 # TemplateService.predefined hands back the same list until the catalog is synced: for an

@@ -1,7 +1,7 @@
 """Accounts' own templates (account_templates, each at its current version) and every
 version of every template (template_versions); the versions a campaign freezes when it
-starts, and the version a message was made from: generated; then the new tables' indexes,
-and version 1 of each predefined template already stored."""
+starts, the version a message was made from and whether it was a test send: generated;
+then the new tables' indexes, and version 1 of each predefined template already stored."""
 
 from piccolo.columns.base import OnDelete, OnUpdate
 from piccolo.columns.column_types import (
@@ -734,6 +734,27 @@ async def forwards():
         params={
             "default": None,
             "null": True,
+            "primary_key": False,
+            "unique": False,
+            "index": False,
+            "index_method": IndexMethod.btree,
+            "choices": None,
+            "db_column_name": None,
+            "secret": False,
+        },
+        schema=None,
+    )
+
+    manager.add_column(
+        table_class_name="Messages",
+        tablename="messages",
+        column_name="test",
+        db_column_name="test",
+        column_class_name="Boolean",
+        column_class=Boolean,
+        params={
+            "default": False,
+            "null": False,
             "primary_key": False,
             "unique": False,
             "index": False,
