@@ -61,10 +61,26 @@ def campaign_checks(found: dict[str, Any]) -> list[dict[str, Any]]:
             in5 = k["max_requests_in"]["5.0s"]
             out.append(_check(f"{sid} 5 s", f"most requests in any 5 s (rate x 5: {5 * rate:g})",
                               in5, "", "", None))  # fmt: skip
+        if sid in ("K1a", "K2a") and sid[:2] in found and "error" not in found[sid[:2]]:
+            out.append(_own_template_check(sid, k, found[sid[:2]]))
         if sid == "K3":
             out.append(_check("K3 replayed", "batches sent again, answered by their key",
                               k["replayed_requests"], "", "", None))  # fmt: skip
     return out
+
+
+def _own_template_check(sid: str, own: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    """Issue 26: a campaign on an account's own template against the same on a predefined
+    one, in the same run: K1 by its time (POST to done), K2 by its rate at the stand-in."""
+    if sid == "K1a":
+        ratio = base["seconds"] / own["seconds"] if own["seconds"] else None
+        what = "time on a predefined template / on an own one"
+    else:
+        mine, theirs = own["at_standin"]["per_s"], base["at_standin"]["per_s"]
+        ratio = mine / theirs if mine and theirs else None
+        what = "rate on an own template / on a predefined one"
+    return _check(f"{sid} vs {sid[:2]}", what, ratio, "x", ">= 0.95",
+                  ratio is not None and ratio >= 0.95)  # fmt: skip
 
 
 def with_campaigns(report: dict[str, Any], found: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from tests.support.network import free_port
 
 from bench.common import BIN, ROOT, log
 from bench.database import account_with_key, fresh_database, prepare
-from bench.scenarios import SENDER, TEMPLATE_ID, TEMPLATE_VARIABLES
+from bench.scenarios import SENDER, TEMPLATE_ID, TEMPLATE_VARIABLES, own_template
 from bench.servers import PROVIDER_KEY, Server, start_standin
 
 CAMPAIGNS = "/api/v1/campaigns"
@@ -85,10 +85,12 @@ class Rig:
             time.sleep(0.05)
         return worker
 
-    def create_campaign(self, client: httpx.Client) -> str:
+    def create_campaign(self, client: httpx.Client, template_id: str = TEMPLATE_ID) -> str:
+        if template_id != TEMPLATE_ID:  # the account's own copy, made first
+            own_template(self.server.url, self.key)
         body = {
             "name": "Bench campaign",
-            "template_id": TEMPLATE_ID,
+            "template_id": template_id,
             "audience": {},
             "variables": TEMPLATE_VARIABLES,
             "from": SENDER,

@@ -28,6 +28,7 @@ from bench.common import log
 from bench.cpu import rss_mb
 from bench.lead_files import Sampler
 from bench.limiter_cost import acquire_costs, closest_span, granted_span
+from bench.scenarios import OWN_TEMPLATE_ID, TEMPLATE_ID
 from leadmail.domain.pacing import email_lane
 
 POLL_S = 0.1
@@ -47,6 +48,7 @@ class CampaignScenario:
     send_load: bool = False  # another account's sends measured meanwhile (K2)
     acquire_cost: bool = False  # then the limiter's cost per acquire, Postgres and Redis (K5)
     deadline_s: float = 900.0  # then the campaign is cancelled and the scenario reported
+    template_id: str = TEMPLATE_ID  # OWN_TEMPLATE_ID: the account's own copy (K1a, K2a)
 
 
 def campaign_scenarios(redis_url: str) -> list[CampaignScenario]:
@@ -69,6 +71,12 @@ def campaign_scenarios(redis_url: str) -> list[CampaignScenario]:
                          "resend", 2_000, 2_000, 0.05,
                          {"EMAIL_RATE": "10", "EMAIL_BATCH": "10"},
                          workers=2, deadline_s=180, acquire_cost=True),
+        # K1 and K2 on the account's own copy of the template (issue 26).
+        CampaignScenario("K1a", "K1 on an own template", "resend",
+                         5_000, 5_000, 0.05, {}, deadline_s=120, template_id=OWN_TEMPLATE_ID),
+        CampaignScenario("K2a", "K2 on an own template", "postmark",
+                         100_000, 20_000, 0.05, {"EMAIL_RATE": "0"}, send_load=True,
+                         template_id=OWN_TEMPLATE_ID),
     ]  # fmt: skip
 
 
@@ -130,7 +138,7 @@ def drive(s: CampaignScenario, rig: Rig, env: dict[str, str], leads: int) -> dic
     killed_at = restarted_at = None
     with rig.client() as client:
         started = time.monotonic()
-        campaign_id = rig.create_campaign(client)
+        campaign_id = rig.create_campaign(client, s.template_id)
         created_s = time.monotonic() - started
         while (campaign := rig.campaign(client, campaign_id))["status"] not in FINISHED:
             now = time.monotonic()

@@ -114,7 +114,8 @@ def parse_args(argv: list[str] | None, description: str) -> Options:
         default="",
         help=f"comma list of scenario ids ({', '.join(s.id for s in SCENARIOS)},"
         f" {PGBENCH_ID}, {BATCH_ID} for the 1,000 emails, {INSTR_ID} for instructions per"
-        " request, T, IM, EX, K1-K4 for the campaigns); default all",
+        " request, T, IM, EX, K1-K5 for the campaigns, K1a and K2a on an own template);"
+        " default all",
     )
     parser.add_argument(
         "--profile",

@@ -227,6 +227,9 @@ def checks(report: dict[str, Any]) -> list[dict[str, Any]]:
         messages = bulk["median"]["rps"] * (bulk["messages_per_request"] or 1)
         messages_ratio = round(messages / rps("C"), 3)
     add("(7)/(C)", "template send messages/s vs ceiling C", messages_ratio, "x", 0.85, True)
+    # Issue 26: the same send on the account's own copy of the template, against (7).
+    add("(7a)/(7)", "template send on an own template vs a predefined one",
+        ratio("7a", "7"), "x", 0.95, True)  # fmt: skip
     add("(5)/(1g)", "template list vs the bare JSON GET", ratio("5", "1g"), "x", 0.8, True)
     p99 = medians["3"]["p99_ms"] if "3" in medians else None
     connections = report["meta"]["settings"]["connections"]

@@ -52,6 +52,7 @@ from bench.scenarios import (
     SCENARIOS,
     SEGMENT_ID,
     Scenario,
+    own_template,
 )
 from bench.segments import run_segments
 from bench.servers import build_servers, child_env, start_servers, start_standin
@@ -104,6 +105,8 @@ def run(opts: Options) -> dict[str, Any]:
         every_server = build_servers(opts.server_cpu, env, db_url, account_id, standin.url, tmp)
         servers = start_servers(every_server, wanted, stack)
         bench = Bench(opts, key, account_id, db_url, standin, servers, tmp)
+        if any(s.id == "7a" for s in scenarios):  # issue 26: the account's own template
+            own_template(servers["leadmail"].url, key)
 
         first_id = "ld_none"
         if any("{id}" in s.path for s in scenarios):

@@ -4,6 +4,8 @@ package.path = debug.getinfo(1, "S").source:match("^@(.*/)") .. "?.lua;" .. pack
 local common = require("common")
 
 local RECIPIENTS = 50
+-- email_template_own.lua sets TEMPLATE_ID to the account's own copy (scenario 7a)
+local TEMPLATE = TEMPLATE_ID or "welcome"
 local prefix
 local counter = 0
 
@@ -21,7 +23,7 @@ function request()
   for i = 1, RECIPIENTS do
     to[i] = string.format('"student-%s-%d-%d@example.com"', prefix, counter, i)
   end
-  local body = '{"to":[' .. table.concat(to, ",") .. '],"template_id":"welcome",'
+  local body = '{"to":[' .. table.concat(to, ",") .. '],"template_id":"' .. TEMPLATE .. '",'
     .. '"from":"Bench Academy <hello@bench.example.com>",'
     .. '"variables":{"first_name":"friend","school_name":"Bench Academy",'
     .. '"courses_link":"https://bench.example.com/courses",'

@@ -21,6 +21,7 @@ the Litestar app in-process, which is what tests/api/ does.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from typing import Any
 
 from litestar import Litestar
@@ -62,6 +63,13 @@ async def test_the_document_holds_for_every_operation_and_check() -> None:
         key.key.account_id, LeadFields.parse(name="Seed", email=SEED_EMAIL)
     )
 
+    # CPython 3.11 keeps the AST constructor's recursion depth per interpreter, not per
+    # thread (python/cpython#106905): anyio builds its lazy imports by parsing its own
+    # source when its backend is first loaded, which here would be in the app's thread
+    # (the first file upload) while hypothesis parses in the run's, and one of them fails
+    # with "AST constructor recursion depth mismatch". So it is loaded before the run.
+    importlib.import_module("anyio.abc")
+    importlib.import_module("anyio._backends._asyncio")
     run = await asyncio.to_thread(run_in_process, app, key.secret, catalog, seed.lead_id)
 
     problems = run.report()

@@ -138,7 +138,8 @@ def delivered(request: RecordedRequest) -> Delivered:
         case "sendgrid":
             data = request.json()
             [personalization] = data["personalizations"]
-            [content] = data["content"]
+            *plain, content = data["content"]  # a text/plain part first, when sent
+            assert [part["type"] for part in plain] in ([], ["text/plain"]), plain
             assert content["type"] == "text/html", content
             to = tuple(box["email"] for box in personalization["to"])
             sender = data["from"]

@@ -28,7 +28,9 @@ class ConsoleEmailProvider(EmailProvider):
 
     async def send(self, email: OutgoingEmail, *, message_id: str) -> str | None:
         # The headers are the service's own (an unsubscribe link), never a client's text.
-        extra = {"headers": dict(email.headers)} if email.headers else {}
+        extra: dict[str, object] = {"headers": dict(email.headers)} if email.headers else {}
+        if email.text is not None:
+            extra["text_length"] = len(email.text)
         log.info(
             "email.console",
             message_id=message_id,
@@ -36,7 +38,6 @@ class ConsoleEmailProvider(EmailProvider):
             to=[box.address for box in email.to],
             subject=email.subject,
             html_length=len(email.html),
-            text_length=None if email.text is None else len(email.text),
             **extra,
         )
         return f"console-{message_id}"
