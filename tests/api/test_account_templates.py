@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from leadmail.domain.template_drafts import MAX_TEMPLATES, TemplateDraft
 from tests.api.campaign_support import campaign_body
-from tests.api.support import Api, account_auth, recorder, welcome_email
+from tests.api.support import SENDER, Api, account_auth, recorder, welcome_email
 from tests.support.envelope import (
     CAMPAIGNS,
     TEMPLATE,
@@ -255,6 +256,10 @@ async def test_another_account_sees_and_changes_nothing_on_any_verb_or_send(api:
             headers=other,
         ),
         await api.client.post(CAMPAIGNS, json=campaign_body(template_id="open-day"), headers=other),
+        await api.client.post(f"{theirs}/preview", json={}, headers=other),
+        await api.client.post(
+            f"{theirs}/test", json={"to": "ada@example.com", "from": SENDER}, headers=other
+        ),
     ):
         assert_error(response, 404, "TEMPLATE_NOT_FOUND")
     # The same id is free in the other account, and each sees its own.
@@ -340,3 +345,17 @@ async def test_a_test_send_mails_one_address_through_the_rules_marked_as_a_test(
         await api.client.post(one, json={**body, "to": "not an address"}, headers=api.auth),
         "to",
     )
+
+
+async def test_the_five_hundred_and_first_template_is_422_and_not_stored(api: Api) -> None:
+    draft = TemplateDraft(name="Filler", subject="Hi", html="<p>x</p>")
+    for n in range(MAX_TEMPLATES):
+        await api.services.templates.create(api.account_id, draft, f"filler-{n}")
+
+    refused = await api.client.post(
+        TEMPLATES, json={**OPEN_DAY, "layout_id": None}, headers=api.auth
+    )
+
+    body = assert_invalid(refused, "id")
+    assert "at most 500" in body["error"]
+    assert len(await own(api)) == MAX_TEMPLATES
