@@ -23,6 +23,7 @@ from tests.e2e.campaigns import Worker, after, campaign_rig, stderr_events
 from tests.e2e.cli import cli_env, leadmail_command, run_cli
 from tests.postgres import fresh_database
 from tests.redis_server import server_url
+from tests.support.envelope import TEMPLATES
 from tests.support.moments import most_in_any
 
 STOPS_WITHIN_S = 2.0  # the bound for pause and cancel
@@ -305,3 +306,38 @@ def test_worker_and_serve_without_one_refuse_on_sqlite(tmp_path: Path) -> None:
         assert refused.returncode == 2, refused.describe()
         assert refused.stderr.count("\n") == 1, refused.describe()
         assert "needs Postgres" in refused.stderr
+
+
+@pytest.mark.postgres
+def test_a_campaign_on_an_own_template_keeps_the_version_it_started_with(
+    database: str, tmp_path: Path
+) -> None:
+    leads = 8
+    with campaign_rig(database, tmp_path, "postmark", EMAIL_RATE="4", EMAIL_BATCH="1") as rig:
+        emails = rig.leads(leads)
+        with rig.client() as api:
+            made = api.post(
+                TEMPLATES,
+                json={
+                    "id": "open-day",
+                    "name": "Open day",
+                    "subject": "Version one, {{first_name}}",
+                    "html": "<p>Doors open at ten.</p>",
+                },
+            )
+            assert made.status_code == 201, made.text
+        with rig.worker():
+            campaign_id = rig.create(template_id="open-day", variables={})
+            rig.wait_for_requests(1)
+            with rig.client() as api:  # mid-campaign: the next send would take it, not this
+                edited = api.put(f"{TEMPLATES}/open-day", json={"subject": "Version two"})
+                assert edited.status_code == 200, edited.text
+                assert edited.json()["data"]["version"] == 2
+            edited_at = time.monotonic()
+            done = rig.wait_for(campaign_id, "done")
+
+    assert done["counts"]["sent"] == leads
+    assert sorted(rig.delivered()) == sorted(emails)
+    assert after(rig, edited_at)  # the campaign went on sending after the edit
+    subjects = {m["Subject"] for r in rig.standin.requests for m in r.json()}
+    assert subjects == {"Version one, Lead"}  # every one, before the edit and after it
