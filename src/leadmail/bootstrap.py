@@ -95,6 +95,7 @@ from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.sender_domains import SenderDomainService
 from leadmail.services.sender_rules import SenderRules
 from leadmail.services.suppressions import SuppressionList
+from leadmail.services.template_authoring import TemplateAuthoring
 from leadmail.services.template_trials import TemplateTrials
 from leadmail.services.templates import TemplateService
 from leadmail.services.unsubscribes import Unsubscribes
@@ -252,11 +253,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, clock)
     addressing = Addressing(settings.email_default_from)
     templates = TemplateService(
-        adapters.catalog,
-        adapters.templates,
-        adapters.account_templates,
-        clock,
-        campaign_uses=adapters.campaigns.using,
+        adapters.catalog, adapters.templates, adapters.account_templates, clock
     )
     imports = LeadImportService(adapters.imports, adapters.jobs, clock)
     adapters.jobs.handle(IMPORT_JOB, imports.run_job)
@@ -286,6 +283,9 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         provider_events=ProviderEventService(adapters.events, suppression_list, clock),
         unsubscribes=unsubscribes,
         privacy=Privacy(adapters.personal_data),
+        template_authoring=TemplateAuthoring(
+            templates, adapters.account_templates, adapters.campaigns.using, clock
+        ),
         template_trials=TemplateTrials(templates, adapters.leads, unsubscribes, send_template),
     )
 

@@ -350,7 +350,7 @@ async def test_a_test_send_mails_one_address_through_the_rules_marked_as_a_test(
 async def test_the_five_hundred_and_first_template_is_422_and_not_stored(api: Api) -> None:
     draft = TemplateDraft(name="Filler", subject="Hi", html="<p>x</p>")
     for n in range(MAX_TEMPLATES):
-        await api.services.templates.create(api.account_id, draft, f"filler-{n}")
+        await api.services.template_authoring.create(api.account_id, draft, f"filler-{n}")
 
     refused = await api.client.post(
         TEMPLATES, json={**OPEN_DAY, "layout_id": None}, headers=api.auth

@@ -15,7 +15,7 @@ from leadmail.domain.template_drafts import TemplateDraft, TemplateInUse
 from leadmail.domain.templates import TemplateKind
 from leadmail.services.addressing import TemplateEmailRequest
 from leadmail.services.campaign_checks import CampaignRequest
-from leadmail.services.templates import TemplateChange
+from leadmail.services.template_authoring import TemplateChange
 from tests.unit.runner_rig import ACCOUNT, runner_rig
 
 LAYOUT = TemplateDraft(
@@ -38,14 +38,14 @@ async def test_a_campaign_keeps_its_versions_through_edits_of_template_and_layou
     tmp_path: Path,
 ) -> None:
     rig = await runner_rig(tmp_path)
-    templates = rig.services.templates
-    await templates.create(ACCOUNT, LAYOUT, "letterhead")
-    await templates.create(ACCOUNT, OPEN_DAY, "open-day")
+    templates, authoring = rig.services.templates, rig.services.template_authoring
+    await authoring.create(ACCOUNT, LAYOUT, "letterhead")
+    await authoring.create(ACCOUNT, OPEN_DAY, "open-day")
     await rig.lead("ada@example.com", "Ada Lovelace", first_name="Ada")
     campaign_id = await rig.start(template_id="open-day", variables={})
 
-    await templates.change(ACCOUNT, "open-day", TemplateChange(subject="CHANGED {{first_name}}"))
-    await templates.change(
+    await authoring.change(ACCOUNT, "open-day", TemplateChange(subject="CHANGED {{first_name}}"))
+    await authoring.change(
         ACCOUNT, "letterhead", TemplateChange(html="<b>NEW</b>{{content}}", text=None)
     )
     await rig.run(campaign_id)
@@ -69,34 +69,34 @@ async def test_a_template_in_use_by_a_campaign_or_a_layout_in_use_cannot_be_dele
     tmp_path: Path,
 ) -> None:
     rig = await runner_rig(tmp_path)
-    templates = rig.services.templates
-    await templates.create(ACCOUNT, LAYOUT, "letterhead")
-    await templates.create(ACCOUNT, OPEN_DAY, "open-day")
+    templates, authoring = rig.services.templates, rig.services.template_authoring
+    await authoring.create(ACCOUNT, LAYOUT, "letterhead")
+    await authoring.create(ACCOUNT, OPEN_DAY, "open-day")
     await rig.lead("ada@example.com", "Ada Lovelace", first_name="Ada")
     campaign_id = await rig.start(template_id="open-day", variables={})
 
     with pytest.raises(TemplateInUse) as in_use:
-        await templates.delete(ACCOUNT, "open-day")
+        await authoring.delete(ACCOUNT, "open-day")
     assert in_use.value.users == [campaign_id]
     with pytest.raises(TemplateInUse) as layout_in_use:
-        await templates.delete(ACCOUNT, "letterhead")
+        await authoring.delete(ACCOUNT, "letterhead")
     assert layout_in_use.value.users == [campaign_id]  # frozen in the campaign
 
     await rig.run(campaign_id)  # done: no longer a user
     with pytest.raises(TemplateInUse) as still:
-        await templates.delete(ACCOUNT, "letterhead")
+        await authoring.delete(ACCOUNT, "letterhead")
     assert still.value.users == ["open-day"]  # the template names it now
-    await templates.delete(ACCOUNT, "open-day")
-    await templates.delete(ACCOUNT, "letterhead")
+    await authoring.delete(ACCOUNT, "open-day")
+    await authoring.delete(ACCOUNT, "letterhead")
     with pytest.raises(TemplateNotFound):
         await templates.get(ACCOUNT, "letterhead")
 
 
 async def test_a_template_send_takes_the_current_version_in_its_layout(tmp_path: Path) -> None:
     rig = await runner_rig(tmp_path)
-    templates = rig.services.templates
-    await templates.create(ACCOUNT, LAYOUT, "letterhead")
-    await templates.create(ACCOUNT, OPEN_DAY, "open-day")
+    authoring = rig.services.template_authoring
+    await authoring.create(ACCOUNT, LAYOUT, "letterhead")
+    await authoring.create(ACCOUNT, OPEN_DAY, "open-day")
     request = TemplateEmailRequest(
         to=["ada@example.com"],
         template_id="open-day",
@@ -105,7 +105,7 @@ async def test_a_template_send_takes_the_current_version_in_its_layout(tmp_path:
     )
 
     before = await rig.services.send_template_email(ACCOUNT, request)
-    await templates.change(ACCOUNT, "open-day", TemplateChange(subject="Welcome, {{first_name}}"))
+    await authoring.change(ACCOUNT, "open-day", TemplateChange(subject="Welcome, {{first_name}}"))
     after = await rig.services.send_template_email(ACCOUNT, request)
 
     versions = [m.template_version for m in (*before.messages, *after.messages)]
@@ -122,7 +122,7 @@ async def test_another_accounts_template_is_not_found_on_every_send_path(
 ) -> None:
     rig = await runner_rig(tmp_path)
     theirs = TemplateDraft(name="Theirs", subject="Hi {{first_name}}", html="<p>Theirs</p>")
-    await rig.services.templates.create("acc_other", theirs, "theirs")
+    await rig.services.template_authoring.create("acc_other", theirs, "theirs")
     await rig.lead("ada@example.com", "Ada Lovelace", first_name="Ada")
 
     with pytest.raises(TemplateNotFound):
@@ -152,7 +152,7 @@ async def test_another_accounts_template_is_not_found_on_every_send_path(
 
 async def test_a_layout_is_not_sendable(tmp_path: Path) -> None:
     rig = await runner_rig(tmp_path)
-    await rig.services.templates.create(ACCOUNT, LAYOUT, "letterhead")
+    await rig.services.template_authoring.create(ACCOUNT, LAYOUT, "letterhead")
 
     with pytest.raises(TemplateNotFound):
         await rig.services.templates.sendable(ACCOUNT, "letterhead")

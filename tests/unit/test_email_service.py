@@ -11,7 +11,6 @@ import pytest
 
 from leadmail.adapters.catalog.files import FileTemplateCatalog
 from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepository
-from leadmail.adapters.memory.campaigns import MemoryCampaignRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.installation_secrets import MemoryInstallationSecrets
 from leadmail.adapters.memory.mail import RecordingEmailProvider
@@ -111,7 +110,6 @@ async def make_rig(
         templates,
         MemoryAccountTemplateRepository(),
         clock=time.wall,
-        campaign_uses=MemoryCampaignRepository().using,
     )
     links = Unsubscribes(
         "http://mail.example",

@@ -50,17 +50,12 @@ class CountingRepository(MemoryTemplateRepository):
         raise AssertionError("the service reads the whole set, once")
 
 
-async def no_campaigns(account_id: str, template_id: str) -> list[str]:
-    return []
-
-
 def service(repository: CountingRepository, catalog: Catalog) -> TemplateService:
     return TemplateService(
         catalog,
         repository,
         MemoryAccountTemplateRepository(),
         clock=lambda: NOW,
-        campaign_uses=no_campaigns,
     )
 
 

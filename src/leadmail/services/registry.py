@@ -16,6 +16,7 @@ from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.sender_domains import SenderDomainService
 from leadmail.services.sender_rules import SenderRules
 from leadmail.services.suppressions import SuppressionList
+from leadmail.services.template_authoring import TemplateAuthoring
 from leadmail.services.template_trials import TemplateTrials
 from leadmail.services.templates import TemplateService
 from leadmail.services.unsubscribes import Unsubscribes
@@ -41,4 +42,5 @@ class Services:
     provider_events: ProviderEventService  # the providers' webhooks
     unsubscribes: Unsubscribes  # one-click unsubscribe links, and the unsubscribe itself
     privacy: Privacy  # a person's data exported or erased (GDPR articles 15 and 17)
+    template_authoring: TemplateAuthoring  # an account's own templates written
     template_trials: TemplateTrials  # a template previewed, or sent to one address as a test

@@ -1,6 +1,6 @@
-"""Use cases: the templates an account can send. The predefined ones (the file catalog,
-synced into storage, read-only over the API) and the account's own (written over the API,
-each change a new version).
+"""Use cases: the templates an account can send, read and rendered as sends render them.
+The predefined ones (the file catalog, synced into storage, read-only over the API) and
+the account's own (written by services/template_authoring.py, each change a version).
 
 Predefined templates change only when the catalog is synced (at start-up), so they are
 served from a snapshot of the stored set, taken on the first read after a sync. A sync by
@@ -15,22 +15,10 @@ an account's template costs one read of the current version more than a predefin
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from leadmail.domain.clock import Clock, utc_now
-from leadmail.domain.errors import FieldError, TemplateNotFound, ValidationFailed
-from leadmail.domain.template_drafts import (
-    MAX_TEMPLATES,
-    TemplateDraft,
-    TemplateExists,
-    TemplateInUse,
-    TemplateReadOnly,
-    first_version,
-    generated_id,
-    id_errors,
-    next_version,
-)
+from leadmail.domain.errors import TemplateNotFound
 from leadmail.domain.templates import CONTENT, Template, TemplateKind, as_sent, composed
 from leadmail.ports.templates import (
     AccountTemplateRepository,
@@ -43,36 +31,6 @@ Snapshot = tuple[list[Template], dict[str, Template]]
 # Sendable forms kept, by the versions they are made of (a template deleted and made again
 # starts again at version 1: the moment each version was made tells them apart).
 SENT_FORMS_KEPT = 1024
-CampaignUses = Callable[[str, str], Awaitable[list[str]]]
-# A change that loses a race with another (both read version n) reads and tries again.
-CHANGE_ATTEMPTS = 5
-
-
-@dataclass(frozen=True, slots=True)
-class TemplateChange:
-    """A PUT: each field given replaces the stored one; None leaves it (``text`` and
-    ``layout_id`` are cleared with ``clear``)."""
-
-    name: str | None = None
-    subject: str | None = None
-    html: str | None = None
-    text: str | None = None
-    layout_id: str | None = None
-    inline_css: bool | None = None
-    clear: frozenset[str] = frozenset()  # "text", "layout_id": set to none
-
-    def applied(self, draft: TemplateDraft) -> TemplateDraft:
-        return TemplateDraft(
-            name=draft.name if self.name is None else self.name,
-            subject=draft.subject if self.subject is None else self.subject,
-            html=draft.html if self.html is None else self.html,
-            text=None if "text" in self.clear else _given(self.text, draft.text),
-            layout_id=None
-            if "layout_id" in self.clear
-            else _given(self.layout_id, draft.layout_id),
-            kind=draft.kind,
-            inline_css=draft.inline_css if self.inline_css is None else self.inline_css,
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +49,6 @@ class TemplateView:
         return cls(template, names)
 
 
-def _given(value: str | None, stored: str | None) -> str | None:
-    return stored if value is None else value
-
-
 class TemplateService:
     def __init__(
         self,
@@ -102,11 +56,7 @@ class TemplateService:
         templates: TemplateRepository,
         own: AccountTemplateRepository,
         clock: Clock = utc_now,
-        *,
-        campaign_uses: CampaignUses,
     ) -> None:
-        """``campaign_uses``: the campaigns of an account that have not finished and use a
-        template (CampaignRepository.using)."""
         self._catalog = catalog
         self._templates = templates
         self._own = own
@@ -115,7 +65,6 @@ class TemplateService:
         # Bumped by every sync: a read that began before one must not keep what it read.
         self._generation = 0
         self._sent: OrderedDict[tuple[object, ...], Template] = OrderedDict()
-        self._campaign_uses = campaign_uses
 
     # The catalog.
 
@@ -259,71 +208,6 @@ class TemplateService:
         if len(self._sent) > SENT_FORMS_KEPT:
             self._sent.popitem(last=False)
         return sent
-
-    # Writing an account's own.
-
-    async def create(
-        self, account_id: str, draft: TemplateDraft, template_id: str | None = None
-    ) -> TemplateView:
-        """Store a first version. Raises ValidationFailed (every broken rule),
-        TemplateExists (the account's, or a predefined template's id)."""
-        errors = [] if template_id is None else id_errors(template_id)
-        errors += draft.errors()
-        errors += await self._layout_errors(account_id, draft)
-        if errors:
-            raise ValidationFailed(errors)
-        template_id = template_id if template_id is not None else generated_id(draft.name)
-        if template_id in (await self._read())[1]:
-            raise TemplateExists(template_id, predefined=True)
-        template = first_version(account_id, template_id, draft, self._clock())
-        await self._own.create(template, MAX_TEMPLATES)
-        return await self.view_of(account_id, template)
-
-    async def change(
-        self, account_id: str, template_id: str, change: TemplateChange
-    ) -> TemplateView:
-        """Store the next version. Raises TemplateNotFound, TemplateReadOnly,
-        ValidationFailed."""
-        for _ in range(CHANGE_ATTEMPTS):
-            current = await self._writable(account_id, template_id)
-            draft = change.applied(TemplateDraft.of(current))
-            errors = [*draft.errors(), *await self._layout_errors(account_id, draft)]
-            if errors:
-                raise ValidationFailed(errors)
-            changed = next_version(current, draft, self._clock())
-            if await self._own.replace(changed):
-                return await self.view_of(account_id, changed)
-        raise ValidationFailed(  # another client changes it at every attempt
-            [FieldError("id", "is being changed by another request: try again")]
-        )
-
-    async def delete(self, account_id: str, template_id: str) -> None:
-        """Raises TemplateNotFound, TemplateReadOnly, TemplateInUse (campaigns that have
-        not ended use it; or, a layout, templates name it)."""
-        template = await self._writable(account_id, template_id)
-        campaigns = await self._campaign_uses(account_id, template_id)
-        if campaigns:
-            raise TemplateInUse(template_id, campaigns, "campaigns")
-        if template.kind is TemplateKind.LAYOUT:
-            users = await self._own.layout_users(account_id, template_id)
-            if users:
-                raise TemplateInUse(template_id, users, "templates")
-        if not await self._own.delete(account_id, template_id):
-            raise TemplateNotFound(template_id)
-
-    async def _writable(self, account_id: str, template_id: str) -> Template:
-        template = await self.get(account_id, template_id)
-        if template.predefined:
-            raise TemplateReadOnly(template_id)
-        return template
-
-    async def _layout_errors(self, account_id: str, draft: TemplateDraft) -> list[FieldError]:
-        if draft.layout_id is None or draft.kind is TemplateKind.LAYOUT:
-            return []
-        layout = await self._own.get(account_id, draft.layout_id)
-        if layout is None or layout.kind is not TemplateKind.LAYOUT:
-            return [FieldError("layout_id", f"names no layout of yours: {draft.layout_id!r}")]
-        return []
 
     async def _read(self) -> Snapshot:
         snapshot = self._snapshot

@@ -92,6 +92,7 @@ def build_app(
             bound_controller(
                 TemplateController,
                 templates=services.templates,
+                authoring=services.template_authoring,
                 trials=services.template_trials,
             ),
             *webhook_routes(services.provider_events, webhooks or {}),

@@ -13,8 +13,9 @@ from leadmail.domain.email import MAX_SUBJECT
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.template_drafts import MAX_NAME, TemplateDraft
 from leadmail.domain.templates import TemplateKind
+from leadmail.services.template_authoring import TemplateChange
 from leadmail.services.template_trials import Preview
-from leadmail.services.templates import TemplateChange, TemplateView
+from leadmail.services.templates import TemplateView
 
 HTML_TEXT = (
     "The HTML body, with `{{name}}` placeholders (letters, digits, `_`); up to 512 KB. A"

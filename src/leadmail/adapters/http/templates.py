@@ -50,6 +50,7 @@ from leadmail.domain.template_drafts import (
     TemplateReadOnly,
 )
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
+from leadmail.services.template_authoring import TemplateAuthoring
 from leadmail.services.template_trials import TemplateTrials
 from leadmail.services.templates import TemplateService, TemplateView
 
@@ -100,6 +101,7 @@ class TemplateController(DiscoverableController):
     path = "/api/v1/email/templates"
     tags = ["email"]  # under /api/v1/email, as the list of templates always was
     templates: ClassVar[TemplateService]
+    authoring: ClassVar[TemplateAuthoring]
     trials: ClassVar[TemplateTrials]
 
     # First: they replace Litestar's automatic OPTIONS (see discovery.py).
@@ -132,7 +134,7 @@ class TemplateController(DiscoverableController):
         self, request: AuthedRequest, data: JSONBody[TemplateIn]
     ) -> TemplateEnvelope:
         await check_flags(request, "inline_css")
-        view = await self.templates.create(request.user.account_id, data.draft(), data.id)
+        view = await self.authoring.create(request.user.account_id, data.draft(), data.id)
         return TemplateEnvelope.of("Template created", TemplateOut.of(view))
 
     @get(
@@ -158,7 +160,7 @@ class TemplateController(DiscoverableController):
         self, request: AuthedRequest, template_id: TemplateIdPath, data: JSONBody[TemplateChangeIn]
     ) -> TemplateEnvelope:
         await check_flags(request, "inline_css")
-        view = await self.templates.change(request.user.account_id, template_id, data.change())
+        view = await self.authoring.change(request.user.account_id, template_id, data.change())
         return TemplateEnvelope.of("Template updated", TemplateOut.of(view))
 
     @delete(
@@ -172,7 +174,7 @@ class TemplateController(DiscoverableController):
     async def delete_template(
         self, request: AuthedRequest, template_id: TemplateIdPath
     ) -> DeletedTemplateEnvelope:
-        await self.templates.delete(request.user.account_id, template_id)
+        await self.authoring.delete(request.user.account_id, template_id)
         return DeletedTemplateEnvelope.of("Template deleted", DeletedTemplateOut(id=template_id))
 
     @get(
