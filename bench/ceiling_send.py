@@ -4,9 +4,13 @@
 
 1. one asyncpg ``INSERT`` of the message, pending, into leadmail's ``messages`` table (same
    columns, keys and foreign key; autocommit, no explicit transaction);
-2. one httpx ``POST /emails`` to the provider stand-in, Resend's request (JSON body,
-   bearer key, the message id as Idempotency-Key), its answer's ``id`` read back;
-3. one asyncpg ``UPDATE`` of the message to sent, by its primary key.
+2. the plain-text part derived from the HTML, as every send without ``text`` must carry
+   one (issue 26): inscriptis' own ``get_text``, its defaults, with none of leadmail's
+   rules for links and tables;
+3. one httpx ``POST /emails`` to the provider stand-in, Resend's request (JSON body,
+   bearer key, the message id as Idempotency-Key, the text part), its answer's ``id``
+   read back;
+4. one asyncpg ``UPDATE`` of the message to sent, by its primary key.
 
 The UPDATE names the primary key alone (leadmail's also names the account; since the
 messages' index by account and time is gone, both find the row by the primary key:
@@ -36,6 +40,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import msgspec
+from inscriptis import get_text
 from litestar import Litestar, post
 from litestar.datastructures import State
 from litestar.params import JSONBody
@@ -93,7 +98,7 @@ async def send(data: JSONBody[SendBody], state: State) -> Envelope:
         INSERT, message_id, account_id, data.sender, json.dumps([data.to]), data.subject,
         PROVIDER, created,
     )  # fmt: skip
-    provider_id = await state.provider.send(data, message_id)
+    provider_id = await state.provider.send(data, message_id, get_text(data.html).strip())
     updated = datetime.now(UTC)
     await pool.execute(UPDATE, message_id, provider_id, updated)
     return Envelope(

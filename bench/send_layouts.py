@@ -142,10 +142,11 @@ class Provider:
         self._turn = itertools.count()
         self._timeout = httpx.Timeout(TIMEOUT_S).as_dict()
 
-    async def send(self, body: SendBody, message_id: str) -> str:
-        content = msgspec.json.encode(
-            {"from": body.sender, "to": [body.to], "subject": body.subject, "html": body.html}
-        )
+    async def send(self, body: SendBody, message_id: str, text: str | None = None) -> str:
+        message = {"from": body.sender, "to": [body.to], "subject": body.subject, "html": body.html}
+        if text:
+            message["text"] = text
+        content = msgspec.json.encode(message)
         headers = {
             "Authorization": self._auth,
             "Content-Type": "application/json",

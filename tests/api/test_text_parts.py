@@ -4,6 +4,7 @@ endpoints take `reply_to`, held to the rules of `from`."""
 
 from __future__ import annotations
 
+from leadmail.services.send_email import DERIVE_ON_LOOP
 from tests.api.support import Api, plain_email, recorder, welcome_email
 from tests.support.envelope import (
     SEND,
@@ -35,11 +36,54 @@ async def test_a_plain_send_carries_its_text_and_reply_to(api: Api) -> None:
     assert (sent.reply_to.name, sent.reply_to.address) == ("Office", "office@example.com")
 
 
-async def test_a_plain_send_without_text_is_html_only(api: Api) -> None:
-    assert_ok(await api.client.post(SEND, json=plain_email(), headers=api.auth))
+async def test_a_plain_send_without_text_carries_one_derived_from_its_html(api: Api) -> None:
+    html = '<h1>Open day</h1><p>See the <a href="https://example.com/day">programme</a>.</p>'
+
+    assert_ok(await api.client.post(SEND, json=plain_email(html=html), headers=api.auth))
 
     [sent] = [d.email for d in recorder(api).delivered]
-    assert (sent.text, sent.reply_to) == (None, None)
+    assert sent.text == "Open day\n\nSee the programme (https://example.com/day)."
+    assert sent.reply_to is None
+
+
+async def test_a_long_plain_sends_text_is_derived_too(api: Api) -> None:
+    # Past DERIVE_ON_LOOP the converter runs in a worker thread: the same text comes back.
+    paragraph = "<p>Week {n}: <b>bold</b> &amp; plain</p>"
+    html = "".join(paragraph.format(n=n) for n in range(400))
+    assert len(html) > DERIVE_ON_LOOP
+
+    assert_ok(await api.client.post(SEND, json=plain_email(html=html), headers=api.auth))
+
+    [sent] = [d.email for d in recorder(api).delivered]
+    assert sent.text == "\n\n".join(f"Week {n}: bold & plain" for n in range(400))
+
+
+async def test_an_empty_text_sends_html_only(api: Api) -> None:
+    assert_ok(await api.client.post(SEND, json=plain_email(text=""), headers=api.auth))
+
+    [sent] = [d.email for d in recorder(api).delivered]
+    assert (sent.text, sent.html) == (None, "<p>See you on Monday.</p>")
+
+
+async def test_an_html_of_only_an_image_has_no_text_part(api: Api) -> None:
+    html = '<img src="https://example.com/poster.png">'
+
+    assert_ok(await api.client.post(SEND, json=plain_email(html=html), headers=api.auth))
+
+    [sent] = [d.email for d in recorder(api).delivered]
+    assert sent.text is None
+
+
+async def test_one_key_with_and_without_an_empty_text_is_two_requests(api: Api) -> None:
+    # "" (HTML only) and no `text` (a derived part) send different messages: one
+    # Idempotency-Key may not stand for both.
+    headers = {**api.auth, "Idempotency-Key": "text-part-1"}
+    assert_ok(await api.client.post(SEND, json=plain_email(), headers=headers))
+
+    answer = await api.client.post(SEND, json=plain_email(text=""), headers=headers)
+
+    assert_error(answer, 409, "IDEMPOTENCY_KEY_REUSED")
+    assert len(recorder(api).delivered) == 1
 
 
 async def test_a_template_without_text_sends_one_derived_from_its_html(api: Api) -> None:

@@ -37,7 +37,9 @@ class PlainEmailRequest:
     sender: str | None = None
     transactional: bool = False  # a receipt and the like: see domain/suppressions.py
     list_unsubscribe: bool = False  # carries the one-click unsubscribe headers
-    text: str | None = None  # the plain-text part (none: HTML only)
+    # The plain-text part: None derives one from the HTML (services/send_email.py), ""
+    # sends HTML only, as Resend's API has it.
+    text: str | None = None
     reply_to: str | None = None
 
 
@@ -88,7 +90,7 @@ class Addressing:
         subject = _collect(errors, lambda: check_subject(request.subject), "")
         html = _collect(errors, lambda: check_html(request.html), "")
         given = request.text
-        text = None if given is None else _collect(errors, lambda: check_html(given, "text"), "")
+        text = None if not given else _collect(errors, lambda: check_html(given, "text"), "")
         sender = _collect(errors, lambda: self._sender_of(request.sender), _NO_SENDER)
         reply_to = _collect(errors, lambda: reply_to_of(request.reply_to), None)
         if request.list_unsubscribe and len(to) > 1:
@@ -103,7 +105,7 @@ class Addressing:
                     "subject": subject,
                     "from": sender.formatted(),
                     "html": html,
-                    **given_parts(text, reply_to),
+                    **given_parts(given, reply_to),
                 },
                 request.transactional,
                 request.list_unsubscribe,

@@ -38,6 +38,14 @@ def _filled(allowed: str, filled: str, max_length: int | None = None) -> dict[st
     return rule
 
 
+def _empty_or(rule: dict[str, Any]) -> dict[str, Any]:
+    """``rule``, or the empty string."""
+    pattern = rule["pattern"].removeprefix("^").removesuffix("$")
+    return {key: value for key, value in rule.items() if key != "minLength"} | {
+        "pattern": f"^(?:{pattern})?$"
+    }
+
+
 _ONE_LINE = r"^\r\n\x00"  # (negated) no line break, no NUL: a name, a source
 _LINE_SPACE = SPACE.replace(r"\n", "").replace(r"\r", "")  # spaces but line breaks
 
@@ -132,7 +140,8 @@ SEND_FIELDS: dict[str, dict[str, Any]] = {
     # No control character but tab (domain/email.py's check_subject).
     "subject": _one_line(_filled(_NO_CONTROL_BUT_TAB, f"^{SPACE}{_CONTROL}", MAX_SUBJECT)),
     "html": _filled(r"^\x00", f"^{SPACE}\\x00"),
-    "text": _filled(r"^\x00", f"^{SPACE}\\x00"),
+    # "" is allowed: no text part (HTML only); absent, one is derived from the HTML.
+    "text": _empty_or(_filled(r"^\x00", f"^{SPACE}\\x00")),
 }
 TEMPLATE_FIELDS: dict[str, dict[str, Any]] = {
     "template_id": {"pattern": TEMPLATE_ID.pattern},

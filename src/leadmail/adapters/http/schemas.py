@@ -140,7 +140,10 @@ LIST_UNSUBSCRIBE_RULE = (
     " `list_unsubscribe`); a template send gives each recipient a message of their own."
 )
 Transactional = Annotated[bool, msgspec.Meta(description=TRANSACTIONAL_RULE)]
-PLAIN_TEXT_RULE = "The plain-text part, sent beside the HTML (absent: HTML only)"
+PLAIN_TEXT_RULE = (
+    "The plain-text part, sent beside the HTML. Absent: one derived from the HTML (links as"
+    ' `text (url)`); `""`: none, HTML only'
+)
 ListUnsubscribe = Annotated[bool, msgspec.Meta(description=LIST_UNSUBSCRIBE_RULE)]
 
 
