@@ -28,6 +28,9 @@ CAMPAIGN_FIELDS = {
     "updated_at",
     "started_at",
     "finished_at",
+    "template_version",
+    "layout_id",
+    "layout_version",
 }
 COUNT_NAMES = ("pending", "sent", "failed", "skipped", "suppressed", "unknown", "cancelled")
 RECIPIENT_FIELDS = {"lead_id", "email", "status", "message_id", "error"}

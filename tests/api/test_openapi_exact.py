@@ -57,6 +57,7 @@ ANSWER_IDS = {
     ("TemplateTestRequest", "lead_id"): LEAD_ID,
     ("Message", "template_id"): TEMPLATE_ID,
     ("Campaign", "template_id"): TEMPLATE_ID,
+    ("Campaign", "layout_id"): TEMPLATE_ID,
     ("RequestId", "request_id"): REQUEST_ID,
     ("PersonalDataRecipient", "campaign_id"): CAMPAIGN_ID,
     ("PersonalDataImportRow", "import_id"): IMPORT_ID,

@@ -95,6 +95,10 @@ class CampaignOut(msgspec.Struct):
     updated_at: str
     started_at: str | None
     finished_at: str | None
+    # Frozen when it starts (null before): what its messages are made from.
+    template_version: int | None
+    layout_id: TemplateId | None
+    layout_version: int | None
 
     @classmethod
     def of(cls, view: CampaignView) -> CampaignOut:
@@ -117,6 +121,9 @@ class CampaignOut(msgspec.Struct):
             updated_at=to_iso(campaign.updated_at),
             started_at=to_iso_or_none(campaign.started_at),
             finished_at=to_iso_or_none(campaign.finished_at),
+            template_version=campaign.template_version,
+            layout_id=campaign.layout_id,
+            layout_version=campaign.layout_version,
         )
 
 
