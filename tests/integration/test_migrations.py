@@ -90,9 +90,13 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_27t02_24_14_378088_account_templates as account_templates,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_27t06_23_53_433070_message_log as message_log,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
+from leadmail.domain.message_listing import MessageQuery
 from leadmail.domain.templates import TemplateSource
 from leadmail.ports.errors import DuplicateLead
 from tests.contract.support import T0, a_claim, a_lead, a_message, new_account_key
@@ -119,6 +123,8 @@ EVENT_MIGRATIONS = [message_events.ID]
 SECRET_MIGRATIONS = [installation_secrets.ID]
 # Accounts' own templates and every template's versions (tables, indexes, version 1 rows).
 TEMPLATE_MIGRATIONS = [account_templates.ID]
+# The message log listed: messages' campaign, their addresses (a table), their indexes.
+LOG_MIGRATIONS = [message_log.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -137,6 +143,7 @@ MAIL_MIGRATIONS = sorted(
         *EVENT_MIGRATIONS,
         *SECRET_MIGRATIONS,
         *TEMPLATE_MIGRATIONS,
+        *LOG_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -155,6 +162,7 @@ RENAME_MIGRATIONS = sorted(
         *EVENT_MIGRATIONS,
         *SECRET_MIGRATIONS,
         *TEMPLATE_MIGRATIONS,
+        *LOG_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -176,6 +184,7 @@ LIMITER_TABLES = {"rate_grants", "rate_holds"}  # Postgres only
 EVENT_TABLES = {"message_events"}
 SECRET_TABLES = {"installation_secrets"}
 TEMPLATE_TABLES = {"account_templates", "template_versions"}
+LOG_TABLES = {"message_addresses"}
 OUR_TABLES = (
     LEAD_TABLES
     | MAIL_TABLES
@@ -186,6 +195,7 @@ OUR_TABLES = (
     | EVENT_TABLES
     | SECRET_TABLES
     | TEMPLATE_TABLES
+    | LOG_TABLES
 )
 LEAD_COLUMNS = {
     "lead_id",
@@ -221,6 +231,7 @@ COLUMNS = {
         "template_id",
         "template_version",
         "test",
+        "campaign_id",
         "status",
         "provider",
         "provider_message_id",
@@ -591,3 +602,45 @@ async def rate_take_exists(empty: EmptyDatabase) -> bool:
     finally:
         await connection.close()
     return bool(found)
+
+
+async def test_the_message_log_migration_indexes_the_messages_already_stored(
+    empty: EmptyDatabase,
+) -> None:
+    await migrate(empty.database)
+    await rollback_all(empty.database, down_to=LOG_MIGRATIONS[0])
+    schema = await empty.schema()
+    assert not schema.tables & LOG_TABLES
+    assert "campaign_id" not in schema.columns["messages"]
+    # Messages stored before the migration, by SQL of that time: one to two addresses,
+    # one with a display name and capitals.
+    keys = PiccoloApiKeyStore(empty.database)
+    key = await new_account_key(keys, label="log", prefix="lm_log")
+    t = empty.database.tables.accounts  # any table of the engine will do for raw SQL
+    for message_id, recipients in (
+        ("msg_before1", '["ada@example.com", "\\"Tom\\" <Tom@Example.com>"]'),
+        ("msg_before2", '["tom@example.com"]'),
+    ):
+        await t.raw(
+            "INSERT INTO messages (message_id, account_id, sender, recipients, subject,"
+            " template_id, template_version, test, status, provider, provider_message_id,"
+            " attempts, last_error, created_at, updated_at) VALUES ({}, {}, 'school@example.com',"
+            " {}, 'Hi', NULL, NULL, FALSE, 'sent', 'console', NULL, 1, '', {}, {})",
+            message_id,
+            key.account_id,
+            recipients,
+            T0,
+            T0,
+        )
+
+    assert await migrate(empty.database) == applied_from(LOG_MIGRATIONS[0])
+
+    log = PiccoloMessageRepository(empty.database)
+    to_tom = await log.list(key.account_id, MessageQuery.parse(to="TOM@example.com"), 10)
+    assert [m.message_id for m in to_tom.messages] == ["msg_before2", "msg_before1"]
+    to_ada = await log.list(key.account_id, MessageQuery.parse(to="ada@example.com"), 10)
+    assert [m.message_id for m in to_ada.messages] == ["msg_before1"]
+    assert all(m.campaign_id is None for m in to_tom.messages)
+    schema = await empty.schema()
+    assert {"messages_log", "message_addresses_log"} <= set(schema.indexes)
+    await assert_usable(empty.database)

@@ -223,6 +223,7 @@ class Message:
     updated_at: datetime
     template_version: int | None = None  # the version of ``template_id`` it was made from
     test: bool = False  # a template's test send (POST /api/v1/email/templates/{id}/test)
+    campaign_id: str | None = None  # the campaign it was sent for
 
     @classmethod
     def pending(
@@ -235,12 +236,14 @@ class Message:
         now: datetime,
         template_version: int | None = None,
         test: bool = False,
+        campaign_id: str | None = None,
     ) -> Message:
         """``email``, about to be handed to ``provider``: recorded before it is."""
         return cls(
             message_id, account_id, email.sender.formatted(),
             tuple([box.formatted() for box in email.to]), email.subject, template_id,
             MessageStatus.PENDING, provider, None, 0, "", now, now, template_version, test,
+            campaign_id,
         )  # fmt: skip
 
     def sent(self, provider_message_id: str | None, attempts: int, now: datetime) -> Message:
@@ -249,6 +252,7 @@ class Message:
             self.message_id, self.account_id, self.sender, self.to, self.subject,
             self.template_id, MessageStatus.SENT, self.provider, provider_message_id,
             attempts, "", self.created_at, now, self.template_version, self.test,
+            self.campaign_id,
         )  # fmt: skip
 
     def suppressed(self, why: str, now: datetime) -> Message:
@@ -257,6 +261,7 @@ class Message:
             self.message_id, self.account_id, self.sender, self.to, self.subject,
             self.template_id, MessageStatus.SUPPRESSED, self.provider, None, self.attempts,
             why[:MAX_LAST_ERROR], self.created_at, now, self.template_version, self.test,
+            self.campaign_id,
         )  # fmt: skip
 
     def failed(self, error: str, attempts: int, now: datetime) -> Message:
@@ -265,5 +270,5 @@ class Message:
             self.message_id, self.account_id, self.sender, self.to, self.subject,
             self.template_id, MessageStatus.FAILED, self.provider, self.provider_message_id,
             attempts, error[:MAX_LAST_ERROR], self.created_at, now, self.template_version,
-            self.test,
+            self.test, self.campaign_id,
         )  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -29,6 +30,13 @@ class MessageEventRepository(Protocol):
         message's status is one of ``moves_from`` it (``updated_at`` = ``now``). Whether it
         was stored now: a replay changes nothing and answers False, and two applies of one
         event at once store it, and move its message, once."""
+        ...
+
+    async def list_many(
+        self, account_id: str, message_ids: Sequence[str]
+    ) -> dict[str, list[MessageEvent]]:
+        """``list`` for each of the account's messages among ``message_ids``, in one read:
+        by message id, those with events only."""
         ...
 
     async def list(self, account_id: str, message_id: str) -> list[MessageEvent]:

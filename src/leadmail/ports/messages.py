@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from leadmail.domain.email import Message
+from leadmail.domain.message_listing import MessageQuery, MessageRows
 from leadmail.domain.suppressions import Suppression, SuppressionCheck
 
 DUPLICATE_MESSAGE = "A message with this id is already stored"
@@ -38,4 +39,11 @@ class MessageRepository(Protocol):
 
     async def get_many(self, account_id: str, message_ids: Sequence[str]) -> list[Message]:
         """The messages of this account among ``message_ids``, in the order asked."""
+        ...
+
+    async def list(self, account_id: str, query: MessageQuery, window: int) -> MessageRows:
+        """The account's messages matching ``query.filter`` after ``query.after``, newest
+        first (``created_at``, then id, descending): up to ``query.limit + 1`` of them.
+        With a ``status`` filter it walks at most ``window`` messages that match the other
+        filters, and says where it stopped when that ran out first (``walked_to``)."""
         ...

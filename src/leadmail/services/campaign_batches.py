@@ -202,7 +202,7 @@ class CampaignBatches:
             stored = {m.message_id: m for m in found}
         messages = await outgoing.record(
             campaign.account_id, items, campaign.template_id, stored,
-            template_version=letter.template.version,
+            template_version=letter.template.version, campaign_id=campaign.campaign_id,
         )  # fmt: skip
         pace = LanePace(self._limiter, self._lane, watch, outgoing.timer, self._hold)
         delivered = await outgoing.attempt(

@@ -169,6 +169,7 @@ class Outgoing:
         withheld: Mapping[str, str] | None = None,
         template_version: int | None = None,
         test: bool = False,
+        campaign_id: str | None = None,
     ) -> dict[str, Message]:
         """Step 1: each item's message, stored ``pending`` before the provider is called,
         by message id; those in ``stored`` (a retry's, recorded before) are not stored
@@ -181,6 +182,7 @@ class Outgoing:
             template_id,
             template_version,
             test,
+            campaign_id,
         )
         if withheld:
             new = [
@@ -199,13 +201,14 @@ class Outgoing:
         template_id: str | None,
         template_version: int | None = None,
         test: bool = False,
+        campaign_id: str | None = None,
     ) -> list[Message]:
         """Each item's message as step 1 records it (``pending``), not yet stored."""
         now, provider = self._clock(), self._provider.name
         return [
             Message.pending(
                 item.message_id, account_id, item.email, template_id, provider, now,
-                template_version, test,
+                template_version, test, campaign_id,
             )
             for item in items
         ]  # fmt: skip

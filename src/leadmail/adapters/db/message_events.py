@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from leadmail.adapters.db.database import Database
-from leadmail.adapters.db.errors import refused
+from leadmail.adapters.db.errors import refused, translate_errors
 from leadmail.adapters.db.messages import MESSAGES
 from leadmail.adapters.db.statements import Mapped
 from leadmail.adapters.db.tables import MessageEvents
@@ -99,6 +99,23 @@ class PiccoloMessageEventRepository(MessageEventRepository):
                         _MOVE, str(target), now, event.message_id, *_from_args(target)
                     )
             return stored is not None
+
+    async def list_many(
+        self, account_id: str, message_ids: Sequence[str]
+    ) -> dict[str, list[MessageEvent]]:
+        found: dict[str, list[MessageEvent]] = {}
+        if not message_ids:
+            return found
+        t = self._db.tables.message_events
+        with refused(), translate_errors():
+            rows = (
+                await t.select(*(getattr(t, name) for name in EVENTS.columns))
+                .where((t.account_id == account_id) & t.message_id.is_in(sorted(set(message_ids))))
+                .order_by(t.message_id, t.at, t.event_row)
+            )
+        for row in rows:
+            found.setdefault(row["message_id"], []).append(EVENTS.from_row(row))
+        return found
 
     async def list(self, account_id: str, message_id: str) -> list[MessageEvent]:
         with refused():

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from leadmail.adapters.db import message_listing
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.errors import refused, translate_errors
 from leadmail.adapters.db.statements import Mapped
@@ -13,6 +14,8 @@ from leadmail.adapters.db.suppressions import (
 )
 from leadmail.adapters.db.tables import Messages
 from leadmail.domain.email import Message
+from leadmail.domain.lead_listing import PageCursor
+from leadmail.domain.message_listing import MessageQuery, MessageRows, message_addresses
 from leadmail.domain.suppressions import Suppression, SuppressionCheck
 from leadmail.ports.messages import DUPLICATE_MESSAGE, MessageRepository
 
@@ -20,16 +23,35 @@ MESSAGES = Mapped(Messages, Message, stored_as={"to": "recipients"})
 _INSERT = MESSAGES.insert
 _MESSAGE_COLUMNS = ", ".join(f'"{c}"' for c in MESSAGES.columns)
 _HELD = f'"reason" IN ({BINDING})'
+# Each address a message went to (message_addresses), written with it: on Postgres in the
+# message's own statement, from the array of its addresses after its columns.
+_ADDRESSED = (
+    '"addressed" AS (INSERT INTO "message_addresses"'
+    ' ("account_id", "address", "created_at", "message_id")'
+    ' SELECT "account_id", unnest(%s::text[]), "created_at", "message_id" FROM "added")'
+)
+_ADDED = ' RETURNING "account_id", "created_at", "message_id")'
+_VALUES = ", ".join("%s" for _ in MESSAGES.columns)
+_INSERT_POSTGRES = MESSAGES.statement(
+    f'WITH "added" AS (INSERT INTO "messages" ({_MESSAGE_COLUMNS}) VALUES ({_VALUES})'
+    f"{_ADDED}, {_ADDRESSED} SELECT 1"
+)
+_INSERT_ADDRESS = MESSAGES.statement(
+    'INSERT INTO "message_addresses" ("account_id", "address", "created_at", "message_id")'
+    " VALUES (%s, %s, %s, %s)"
+)
 # One message stored unless the account's list holds one of its digests, and what held it,
-# in one statement: $1 account, $2 digests, $3 transactional, then the message's columns.
+# in one statement: $1 account, $2 digests, $3 transactional, then the message's columns,
+# then its addresses.
 _ADD_UNLESS_POSTGRES = MESSAGES.statement(
     f'WITH "barred" AS (SELECT {SUPPRESSION_COLUMNS} FROM "suppressions"'
     ' WHERE "account_id" = %s AND "digest" = ANY(%s) AND (NOT %s::boolean OR ' + _HELD + ")),"
     f' "added" AS (INSERT INTO "messages" ({_MESSAGE_COLUMNS})'
-    f" SELECT {', '.join('%s' for _ in MESSAGES.columns)}"
-    ' WHERE NOT EXISTS (SELECT 1 FROM "barred"))'
+    f" SELECT {_VALUES}"
+    f' WHERE NOT EXISTS (SELECT 1 FROM "barred"){_ADDED}, {_ADDRESSED}'
     f' SELECT {SUPPRESSION_COLUMNS} FROM "barred"'
 )
+
 _GET = MESSAGES.select("account_id", "message_id")
 # What delivery changes; the rest of a message is written once.
 _UPDATE = MESSAGES.update(
@@ -46,9 +68,24 @@ class PiccoloMessageRepository(MessageRepository):
         self._suppressions = PiccoloSuppressionRepository(database)
 
     async def add(self, messages: Sequence[Message]) -> None:
-        if messages:
-            with refused(duplicate=DUPLICATE_MESSAGE):
-                await self._db.execute_many(_INSERT, [_INSERT.args(m) for m in messages])
+        if not messages:
+            return
+        db = self._db
+        with refused(duplicate=DUPLICATE_MESSAGE):
+            if db.kind == "postgres":
+                rows = [(*_INSERT.args(m), _addresses(m)) for m in messages]
+                await db.execute_many(_INSERT_POSTGRES, rows)
+                return
+            addressed = [
+                (m.account_id, address, m.created_at, m.message_id)
+                for m in messages
+                for address in _addresses(m)
+            ]
+            async with db.transaction():  # SQLite: one connection, a statement at a time
+                for message in messages:
+                    await db.execute(_INSERT, *_INSERT.args(message))
+                for row in addressed:
+                    await db.execute(_INSERT_ADDRESS, *row)
 
     async def add_unless_suppressed(
         self, messages: Sequence[Message], check: SuppressionCheck
@@ -61,6 +98,7 @@ class PiccoloMessageRepository(MessageRepository):
                     list(check.digests),
                     check.transactional,
                     *_INSERT.args(messages[0]),
+                    _addresses(messages[0]),
                 )
             return [SUPPRESSIONS.from_row(row) for row in rows]
         found = await self._suppressions.find(check.account_id, check.digests)
@@ -89,3 +127,22 @@ class PiccoloMessageRepository(MessageRepository):
             )
         found = {row["message_id"]: MESSAGES.from_row(row) for row in rows}
         return [found[message_id] for message_id in message_ids if message_id in found]
+
+    async def list(self, account_id: str, query: MessageQuery, window: int) -> MessageRows:
+        text, args = message_listing.page(account_id, query, MESSAGES.columns, window)
+        with refused():
+            rows = await self._db.fetch(MESSAGES.statement(text), *args)
+        found = sorted(
+            (MESSAGES.from_row(row) for row in rows if not row["edge"]),
+            key=lambda m: (m.created_at, m.message_id),
+            reverse=True,
+        )  # (a union's order is its parts' only when it says so: sorted here, at most 101)
+        edge = [row for row in rows if row["edge"]]
+        if not edge or len(found) > query.limit:
+            return MessageRows(found)
+        last = MESSAGES.from_row(edge[0])
+        return MessageRows(found, PageCursor(last.created_at, last.message_id))
+
+
+def _addresses(message: Message) -> list[str]:
+    return sorted(message_addresses(message))

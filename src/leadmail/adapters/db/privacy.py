@@ -63,6 +63,11 @@ _MESSAGES = {
 _ERASE_MESSAGE = MESSAGES.update(
     ["recipients", "subject", "last_error"], ["account_id", "message_id"], returning=False
 )
+# The person's entries of the message log's address index go: nothing finds the erased
+# messages by the address any more (they keep the digest in its place).
+_ERASE_ADDRESSES = MESSAGES.statement(
+    'DELETE FROM "message_addresses" WHERE "account_id" = %s AND "address" = %s'
+)
 _ERASE_EVENT = EVENTS.update(["detail"], ["provider", "event_id"], returning=False)
 _RECIPIENTS = RECIPIENTS.statement(
     f'SELECT {_columns(RECIPIENTS.columns, "r")} FROM "campaign_recipients" AS "r"'
@@ -137,6 +142,7 @@ class PiccoloPersonalData(PersonalDataRepository):
                         scrubbed = erased_event(event, person)
                         if scrubbed != event:
                             await self._db.execute(_ERASE_EVENT, *_ERASE_EVENT.args(scrubbed))
+                await self._db.execute(_ERASE_ADDRESSES, account_id, person.address)
                 recipients = await self._recipients_of(account_id, person)
                 for recipient in recipients:
                     erased_one = erased_recipient(recipient, person)

@@ -4,8 +4,8 @@ tables with such SQL after them, in one migration."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from piccolo.apps.migrations.auto.migration_manager import MigrationManager
 from piccolo.engine import engine_finder
@@ -54,6 +54,9 @@ class TablesThenSql(MigrationManager):
 
     sql_forwards: Sequence[str] = ()
     sql_backwards: Sequence[str] = ()
+    # Forwards, after ``sql_forwards``: statements for one kind of database only, by kind
+    # ("postgres", "sqlite"), where the two dialects differ (JSON functions, a backfill).
+    sql_forwards_by_kind: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     async def run(self, backwards: bool = False) -> None:
         engine = engine_finder()  # the database `leadmail migrate` bound
@@ -64,5 +67,6 @@ class TablesThenSql(MigrationManager):
                     await engine.run_ddl(statement)
             await super().run(backwards=backwards)
             if not backwards and not self.preview:
-                for statement in self.sql_forwards:
+                kind = "postgres" if isinstance(engine, PostgresEngine) else "sqlite"
+                for statement in (*self.sql_forwards, *self.sql_forwards_by_kind.get(kind, ())):
                     await engine.run_ddl(statement)

@@ -50,6 +50,7 @@ class Tables:
     installation_secrets: Any
     account_templates: Any
     template_versions: Any
+    message_addresses: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -145,6 +146,8 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         template_id = Varchar(length=64, null=True, default=None)
         template_version = Integer(null=True, default=None)  # None: a plain send
         test = Boolean(default=False)  # a template's test send
+        # The campaign it was sent for (no foreign key: a campaign's messages outlive it).
+        campaign_id = Varchar(length=40, null=True, default=None)
         status = Varchar(length=16)
         provider = Varchar(length=32)
         provider_message_id = Varchar(length=255, null=True, default=None)
@@ -284,6 +287,19 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         at = Timestamptz()
         detail = Text()
 
+    class MessageAddresses(Table, tablename="message_addresses", db=engine):
+        # One per address a message went to, as domain/addresses.email_key has it: the
+        # message log's `to` filter and a lead's messages, newest first, through the index
+        # (account_id, address, created_at, message_id) the migration creates. Written
+        # with its message, in one statement or transaction (adapters/db/messages.py).
+        # No foreign key to the message: one would need an index on message_id for its
+        # cascade, an entry more on every send.
+        address_row = BigSerial(primary_key=True)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        address = Varchar(length=254)
+        created_at = Timestamptz()
+        message_id = Varchar(length=40)
+
     class InstallationSecrets(Table, tablename="installation_secrets", db=engine):
         # The installation's own secrets by name (the unsubscribe links' signing key, made
         # on first start when LEADMAIL_SECRET_KEY is not set): one row each, never changed.
@@ -309,6 +325,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         installation_secrets=InstallationSecrets,
         account_templates=AccountTemplates,
         template_versions=TemplateVersions,
+        message_addresses=MessageAddresses,
     )
 
 
@@ -330,3 +347,4 @@ MessageEvents = _MIGRATION_TABLES.message_events
 InstallationSecrets = _MIGRATION_TABLES.installation_secrets
 AccountTemplates = _MIGRATION_TABLES.account_templates
 TemplateVersions = _MIGRATION_TABLES.template_versions
+MessageAddresses = _MIGRATION_TABLES.message_addresses

@@ -19,6 +19,7 @@ from leadmail.adapters.http.schemas import (
     LeadOut,
     LeadPageOut,
     MessageOut,
+    MessagePageOut,
     MessagesOut,
     TemplateId,
 )
@@ -65,6 +66,10 @@ class MessageEnvelope(Ok):
 
 class MessageListEnvelope(Ok):
     data: MessagesOut
+
+
+class MessagePageEnvelope(Ok):
+    data: MessagePageOut
 
 
 class TemplateListEnvelope(Ok):

@@ -16,6 +16,7 @@ from leadmail.domain.lead_listing import LeadPage
 from leadmail.domain.leads import LEAD_ID, Lead
 from leadmail.domain.message_events import Bounce, EventType, MessageEvent
 from leadmail.domain.templates import TEMPLATE_ID
+from leadmail.services.messages import MessageLogPage
 
 # The ids in answers, each with the domain's rule for its kind, stated in the document.
 LeadId = Annotated[str, msgspec.Meta(pattern=LEAD_ID.pattern)]
@@ -199,6 +200,9 @@ class MessageOut(msgspec.Struct):
         ),
     ]
     test: Annotated[bool, msgspec.Meta(description="A template's test send")]
+    campaign_id: Annotated[
+        CampaignId | None, msgspec.Meta(description="The campaign it was sent for")
+    ]
     attempts: int
     last_error: str
     created_at: str
@@ -220,6 +224,7 @@ class MessageOut(msgspec.Struct):
             template_id=message.template_id,
             template_version=message.template_version,
             test=message.test,
+            campaign_id=message.campaign_id,
             attempts=message.attempts,
             last_error=message.last_error,
             created_at=to_iso(message.created_at),
@@ -230,3 +235,14 @@ class MessageOut(msgspec.Struct):
 
 class MessagesOut(msgspec.Struct):
     messages: list[MessageOut]
+
+
+class MessagePageOut(msgspec.Struct):
+    """A page of the message log, newest first; ``next_cursor`` null on the last page."""
+
+    items: list[MessageOut]
+    next_cursor: str | None
+
+    @classmethod
+    def of(cls, page: MessageLogPage) -> MessagePageOut:
+        return cls([MessageOut.of(m, events) for m, events in page.items], page.next_cursor)

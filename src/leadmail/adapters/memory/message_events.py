@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -41,6 +42,15 @@ class MemoryMessageEventRepository(MessageEventRepository):
             if status is not message.status:
                 self._messages.replace(replace(message, status=status, updated_at=now))
         return True
+
+    async def list_many(
+        self, account_id: str, message_ids: Sequence[str]
+    ) -> dict[str, list[MessageEvent]]:
+        found: dict[str, list[MessageEvent]] = {}
+        for message_id in dict.fromkeys(message_ids):
+            if events := await self.list(account_id, message_id):
+                found[message_id] = events
+        return found
 
     async def list(self, account_id: str, message_id: str) -> list[MessageEvent]:
         # sorted() is stable: events of one moment stay in the order stored.

@@ -4,10 +4,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from leadmail.domain.email import Message
+from leadmail.domain.lead_listing import PageCursor
+from leadmail.domain.message_listing import MessageFilter, MessageQuery, MessageRows
 from leadmail.domain.suppressions import Suppression, SuppressionCheck
 from leadmail.ports.errors import PortError
 from leadmail.ports.messages import DUPLICATE_MESSAGE, MessageRepository
 from leadmail.ports.suppressions import SuppressionRepository
+
+
+def _without_status(wanted: MessageFilter) -> MessageFilter:
+    """``wanted`` without its status: what the walk of a status listing selects."""
+    return replace(wanted, status=None)
 
 
 class MemoryMessageRepository(MessageRepository):
@@ -60,6 +67,26 @@ class MemoryMessageRepository(MessageRepository):
     async def get_many(self, account_id: str, message_ids: Sequence[str]) -> list[Message]:
         found = (self._records.get(message_id) for message_id in message_ids)
         return [r for r in found if r is not None and r.account_id == account_id]
+
+    async def list(self, account_id: str, query: MessageQuery, window: int) -> MessageRows:
+        wanted, after = query.filter, query.after
+        newest_first = sorted(
+            (m for m in self._records.values() if m.account_id == account_id),
+            key=lambda m: (m.created_at, m.message_id),
+            reverse=True,
+        )
+        if after is not None:
+            position = (after.created_at, after.lead_id)
+            newest_first = [m for m in newest_first if (m.created_at, m.message_id) < position]
+        rows = query.limit + 1
+        if wanted.status is None:
+            return MessageRows([m for m in newest_first if wanted.matches(m)][:rows])
+        walk = [m for m in newest_first if _without_status(wanted).matches(m)][:window]
+        found = [m for m in walk if m.status == wanted.status][:rows]
+        if len(found) == rows or len(walk) < window:
+            return MessageRows(found)
+        last = walk[-1]
+        return MessageRows(found, PageCursor(last.created_at, last.message_id))
 
     def stored(self) -> Iterator[Message]:
         """Every message, in the order stored (for the memory event store)."""
