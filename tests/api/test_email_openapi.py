@@ -28,6 +28,7 @@ EMAIL_PATHS: dict[str, set[str]] = {
     TEMPLATE: {"get", "post"},
     SEND: {"post"},
     MESSAGE: {"get"},
+    MESSAGES: {"get"},  # the message log (issue 27)
     # An account's own templates (issue 26).
     TEMPLATES + "/{template_id}": {"get", "put", "delete"},
     TEMPLATES + "/{template_id}/versions": {"get"},
@@ -158,6 +159,7 @@ def test_success_bodies_describe_messages_and_templates(spec: dict[str, Any]) ->
         (SEND, {"POST", "OPTIONS"}),
         (SEND_TEMPLATE, {"POST", "OPTIONS"}),
         (MESSAGES + "/msg_anything", {"GET", "OPTIONS"}),
+        (MESSAGES, {"GET", "OPTIONS"}),
     ],
 )
 async def test_options_answers_the_envelope_with_every_method(

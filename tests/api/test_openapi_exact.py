@@ -56,6 +56,7 @@ ANSWER_IDS = {
     ("TemplatePreviewRequest", "lead_id"): LEAD_ID,
     ("TemplateTestRequest", "lead_id"): LEAD_ID,
     ("Message", "template_id"): TEMPLATE_ID,
+    ("Message", "campaign_id"): CAMPAIGN_ID,
     ("Campaign", "template_id"): TEMPLATE_ID,
     ("Campaign", "layout_id"): TEMPLATE_ID,
     ("RequestId", "request_id"): REQUEST_ID,

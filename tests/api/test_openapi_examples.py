@@ -167,6 +167,7 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
         (MESSAGES + "/{message_id}", "get"): await call(
             api, "GET", f"{MESSAGES}/{sent['data']['id']}"
         ),
+        (MESSAGES, "get"): await call(api, "GET", MESSAGES, params={"limit": 1}),
         (TEMPLATES, "get"): await call(api, "GET", TEMPLATES),
         (TEMPLATE, "get"): await call(api, "GET", TEMPLATE),
         (one, "delete"): await call(api, "DELETE", f"{LEADS}/{lead_id}"),

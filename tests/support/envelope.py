@@ -48,6 +48,7 @@ MESSAGE_FIELDS = {
     "template_id",
     "template_version",
     "test",
+    "campaign_id",
     "attempts",
     "last_error",
     "created_at",

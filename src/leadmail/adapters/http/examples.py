@@ -40,6 +40,7 @@ from leadmail.adapters.http.schemas import (
     LeadOut,
     LeadPageOut,
     MessageOut,
+    MessagePageOut,
     MessagesOut,
 )
 from leadmail.adapters.http.suppression_schemas import (
@@ -122,6 +123,13 @@ SUCCESSES: dict[str, msgspec.Struct | str] = {
     ),
     "getMessage": envelopes.MessageEnvelope.of(
         "Message retrieved", MessageOut.of(samples.DELIVERED, samples.DELIVERED_EVENTS)
+    ),
+    "listMessages": envelopes.MessagePageEnvelope.of(
+        "Messages retrieved",
+        MessagePageOut(
+            [MessageOut.of(samples.DELIVERED, samples.DELIVERED_EVENTS)],
+            PageCursor(samples.DELIVERED.created_at, samples.DELIVERED.message_id).encode(),
+        ),
     ),
     "listLeads": envelopes.LeadPageEnvelope.of(
         "Leads retrieved",

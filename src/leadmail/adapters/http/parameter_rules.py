@@ -46,6 +46,8 @@ OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("listCampaignRecipients", "cursor"): {"maxLength": 40, "pattern": RECIPIENT_CURSOR.pattern},
     # A page of a template's versions: older than this version.
     ("listTemplateVersions", "cursor"): {"maxLength": 9, "pattern": VERSION_CURSOR},
+    # The message log's `to`: an address, perhaps with a display name; no NUL.
+    ("listMessages", "to"): {"pattern": r"^[^\x00]*$"},
     # The person of an export: an address, as an erasure's body names one.
     ("exportPersonalData", "email"): ADDRESS,
     # A page of the suppression list: after this time and digest.

@@ -200,9 +200,7 @@ class MessageOut(msgspec.Struct):
         ),
     ]
     test: Annotated[bool, msgspec.Meta(description="A template's test send")]
-    campaign_id: Annotated[
-        CampaignId | None, msgspec.Meta(description="The campaign it was sent for")
-    ]
+    campaign_id: CampaignId | None  # the campaign it was sent for
     attempts: int
     last_error: str
     created_at: str
