@@ -19,7 +19,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from tests.e2e.campaigns import Worker, after, campaign_rig, stderr_events
+from tests.e2e.campaigns import CampaignRig, Worker, after, campaign_rig, stderr_events
 from tests.e2e.cli import cli_env, leadmail_command, run_cli
 from tests.postgres import fresh_database
 from tests.redis_server import server_url
@@ -238,6 +238,7 @@ def test_on_sqlite_the_server_sends_a_campaign_itself(tmp_path: Path) -> None:
         emails = rig.leads(50)
         campaign_id = rig.create(reply_to="Admissions <admissions@example.com>")
         done = rig.wait_for(campaign_id, "done")
+        assert_logged(rig, campaign_id, emails)
 
     assert done["counts"]["sent"] == 50
     assert sorted(rig.delivered()) == sorted(emails)
@@ -245,6 +246,22 @@ def test_on_sqlite_the_server_sends_a_campaign_itself(tmp_path: Path) -> None:
     batches = [r.json() for r in rig.standin.requests]
     assert sorted((len(b) for b in batches), reverse=True) == [7] * 7 + [1]
     assert {m["ReplyTo"] for b in batches for m in b} == {'"Admissions" <admissions@example.com>'}
+
+
+def assert_logged(rig: CampaignRig, campaign_id: str, emails: list[str]) -> None:
+    """The message log holds each of the campaign's messages, marked with it, found by
+    the campaign and by each address (GET /api/v1/email/messages)."""
+    with rig.client() as api:
+        page = api.get("/api/v1/email/messages", params={"campaign_id": campaign_id, "limit": 100})
+        assert page.status_code == 200, page.text
+        items = page.json()["data"]["items"]
+        addresses = [to.rpartition("<")[2].rstrip(">") for m in items for to in m["to"]]
+        assert sorted(addresses) == sorted(emails)  # each as '"Lead 1" <lead0001@...>'
+
+        assert {m["campaign_id"] for m in items} == {campaign_id}
+        one = api.get("/api/v1/email/messages", params={"to": emails[0].upper()})
+        [found] = one.json()["data"]["items"]
+        assert found["to"][0].endswith(f"<{emails[0]}>"), one.text
 
 
 def both_sending(*workers: Worker) -> None:
@@ -335,6 +352,7 @@ def test_a_campaign_on_an_own_template_keeps_the_version_it_started_with(
                 assert edited.json()["data"]["version"] == 2
             edited_at = time.monotonic()
             done = rig.wait_for(campaign_id, "done")
+        assert_logged(rig, campaign_id, emails)
 
     assert done["counts"]["sent"] == leads
     assert sorted(rig.delivered()) == sorted(emails)
