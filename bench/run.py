@@ -33,6 +33,7 @@ from bench.lead_files import run_lead_files, with_lead_files
 from bench.loadgen import LoadError
 from bench.long_rows import run_long_rows, with_long_rows
 from bench.measure import Bench, count_instructions, progress
+from bench.message_log import run_message_log, with_message_log
 from bench.options import Options, parse_args, preflight
 from bench.pinning import PinnedPostgres
 from bench.probes import lead_ids_file, probe
@@ -47,6 +48,7 @@ from bench.scenarios import (
     INSTR_ID,
     LEADMAIL_EXTRAS,
     LONG_ROWS_ID,
+    MESSAGE_LOG_ID,
     PGBENCH_ID,
     PGBENCH_TITLE,
     SCENARIOS,
@@ -73,6 +75,7 @@ def run(opts: Options) -> dict[str, Any]:
     standin_requests: int | None = None
     lead_files: dict[str, Any] = {}
     long_rows: dict[str, Any] = {}
+    message_log: dict[str, Any] = {}
     campaigns: dict[str, Any] = {}
 
     local = urlsplit(opts.postgres_url).hostname in (None, "", "127.0.0.1", "localhost", "::1")
@@ -133,6 +136,10 @@ def run(opts: Options) -> dict[str, Any]:
         if opts.selected(SEGMENT_ID):
             t_key, t_account = account_with_key(db_url, env, "bench-segments")
             got.segments = run_segments(servers["leadmail"].url, t_key, db_url, t_account)
+        if opts.selected(MESSAGE_LOG_ID):  # two accounts of its own: 1,000,000 and 10
+            big = account_with_key(db_url, env, "bench-message-log")
+            small = account_with_key(db_url, env, "bench-message-log-small")
+            message_log = run_message_log(servers["leadmail"].url, big, small, db_url)
         if files := {i for i in FILE_IDS if opts.selected(i)}:
             f_key, _ = account_with_key(db_url, env, "bench-files")
             lead_files = run_lead_files(files, servers["leadmail"], f_key)
@@ -162,7 +169,8 @@ def run(opts: Options) -> dict[str, Any]:
         "notes": notes,
     }
     report = with_lead_files(assemble(opts, scenarios, got, meta), lead_files)
-    return with_campaigns(with_long_rows(report, long_rows), campaigns)
+    report = with_message_log(with_long_rows(report, long_rows), message_log)
+    return with_campaigns(report, campaigns)
 
 
 def measure_rounds(bench: Bench, scenarios: list[Scenario], got: Collected) -> None:

@@ -9,11 +9,14 @@ from typing import Any
 from litestar.openapi.spec import Parameter, Schema
 
 from leadmail.adapters.http.rules import ADDRESS, SPACE, TAG_EDGE, TAGS, apply_rule
+from leadmail.domain.campaigns import CAMPAIGN_ID
 from leadmail.domain.idempotency import MAX_KEY_LENGTH
 from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
+from leadmail.domain.message_listing import STATUSES
 from leadmail.domain.suppressions import CURSOR as SUPPRESSION_CURSOR
 from leadmail.domain.suppressions import MAX_CURSOR_LENGTH as MAX_SUPPRESSION_CURSOR
 from leadmail.domain.tags import MAX_TAG
+from leadmail.domain.templates import TEMPLATE_ID
 from leadmail.services.campaigns import RECIPIENT_CURSOR
 
 # Tags in one text, comma-separated (an import's): blank items are none.
@@ -47,7 +50,10 @@ OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     # A page of a template's versions: older than this version.
     ("listTemplateVersions", "cursor"): {"maxLength": 9, "pattern": VERSION_CURSOR},
     # The message log's `to`: an address, perhaps with a display name; no NUL.
-    ("listMessages", "to"): {"pattern": r"^[^\x00]*$"},
+    ("listMessages", "to"): {"pattern": r"^[^\x00]*$"},  # as the leads' email filter
+    ("listMessages", "template_id"): {"pattern": TEMPLATE_ID.pattern},
+    ("listMessages", "campaign_id"): {"pattern": CAMPAIGN_ID.pattern},
+    ("listMessages", "status"): {"enum": list(STATUSES)},
     # The person of an export: an address, as an erasure's body names one.
     ("exportPersonalData", "email"): ADDRESS,
     # A page of the suppression list: after this time and digest.

@@ -183,6 +183,7 @@ _KEYWORDS = {
     "pattern": "pattern",
     "minItems": "min_items",
     "maxItems": "max_items",
+    "enum": "enum",
 }
 
 
