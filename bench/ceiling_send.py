@@ -3,7 +3,8 @@
 ``POST /send`` decodes a send-shaped body, then:
 
 1. one asyncpg ``INSERT`` of the message, pending, into leadmail's ``messages`` table (same
-   columns, keys and foreign key; autocommit, no explicit transaction);
+   columns, keys, indexes and foreign key; autocommit, no explicit transaction), with its
+   recipient's ``message_addresses`` row in the same statement (issue 27's message log);
 2. the plain-text part derived from the HTML, as every send without ``text`` must carry
    one (issue 26): inscriptis' own ``get_text``, its defaults, with none of leadmail's
    rules for links and tables;
@@ -60,11 +61,18 @@ class MessageOut(msgspec.Struct):
     updated_at: datetime
 
 
+# With the recipient's row of the message log's address index (issue 27), in the same
+# statement, as leadmail writes it.
 INSERT = """
-INSERT INTO messages (message_id, account_id, sender, recipients, subject, template_id,
-                      status, provider, provider_message_id, attempts, last_error,
-                      created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, NULL, 'pending', $6, NULL, 0, '', $7, $7)
+WITH added AS (
+    INSERT INTO messages (message_id, account_id, sender, recipients, subject, template_id,
+                          status, provider, provider_message_id, attempts, last_error,
+                          created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, NULL, 'pending', $6, NULL, 0, '', $7, $7)
+    RETURNING account_id, created_at, message_id
+)
+INSERT INTO message_addresses (account_id, address, created_at, message_id)
+SELECT account_id, lower($8), created_at, message_id FROM added
 """
 UPDATE = """
 UPDATE messages SET status = 'sent', attempts = 1, provider_message_id = $2,
@@ -96,7 +104,7 @@ async def send(data: JSONBody[SendBody], state: State) -> Envelope:
     created = datetime.now(UTC)
     await pool.execute(
         INSERT, message_id, account_id, data.sender, json.dumps([data.to]), data.subject,
-        PROVIDER, created,
+        PROVIDER, created, data.to,
     )  # fmt: skip
     provider_id = await state.provider.send(data, message_id, get_text(data.html).strip())
     updated = datetime.now(UTC)

@@ -20,6 +20,12 @@ from leadmail.domain.suppressions import Suppression, SuppressionCheck
 from leadmail.ports.messages import DUPLICATE_MESSAGE, MessageRepository
 
 MESSAGES = Mapped(Messages, Message, stored_as={"to": "recipients"})
+
+
+def _q(column: str) -> str:
+    return f'"{column}"'
+
+
 _INSERT = MESSAGES.insert
 _MESSAGE_COLUMNS = ", ".join(f'"{c}"' for c in MESSAGES.columns)
 _HELD = f'"reason" IN ({BINDING})'
@@ -52,12 +58,18 @@ _ADD_UNLESS_POSTGRES = MESSAGES.statement(
     f' SELECT {SUPPRESSION_COLUMNS} FROM "barred"'
 )
 
-_GET = MESSAGES.select("account_id", "message_id")
-# What delivery changes; the rest of a message is written once.
-_UPDATE = MESSAGES.update(
-    ["status", "attempts", "provider_message_id", "last_error", "updated_at"],
-    ["account_id", "message_id"],
-    returning=False,
+# A message is found by its primary key, and its account checked beside it: never through
+# the listing indexes that lead with account_id. Postgres would take one of those while
+# the table is small and unanalysed, and a prepared statement keeps that generic plan as
+# the table grows (each lookup then walks the account's index: bench/README.md, "Issue
+# 16"). So a read checks the account in Python, and the update's account test is an
+# expression no index serves.
+_GET = MESSAGES.select("message_id")
+_CHANGED = ["status", "attempts", "provider_message_id", "last_error", "updated_at"]
+_UPDATE = MESSAGES.statement(
+    f'UPDATE "messages" SET {", ".join(f"{_q(c)} = %s" for c in _CHANGED)}'
+    ' WHERE "message_id" = %s AND "account_id" || \'\' = %s',
+    (*_CHANGED, "message_id", "account_id"),
 )
 
 
@@ -114,18 +126,22 @@ class PiccoloMessageRepository(MessageRepository):
 
     async def get(self, account_id: str, message_id: str) -> Message | None:
         with refused():
-            row = await self._db.fetchrow(_GET, account_id, message_id)
-        return None if row is None else MESSAGES.from_row(row)
+            row = await self._db.fetchrow(_GET, message_id)
+        if row is None or row["account_id"] != account_id:
+            return None
+        return MESSAGES.from_row(row)
 
     async def get_many(self, account_id: str, message_ids: Sequence[str]) -> list[Message]:
         if not message_ids:
             return []
         t = self._t
         with refused(), translate_errors():
-            rows = await t.select().where(
-                (t.account_id == account_id) & t.message_id.is_in(sorted(set(message_ids)))
-            )
-        found = {row["message_id"]: MESSAGES.from_row(row) for row in rows}
+            rows = await t.select().where(t.message_id.is_in(sorted(set(message_ids))))
+        found = {
+            row["message_id"]: MESSAGES.from_row(row)
+            for row in rows
+            if row["account_id"] == account_id  # (by the primary key alone: see _GET)
+        }
         return [found[message_id] for message_id in message_ids if message_id in found]
 
     async def list(self, account_id: str, query: MessageQuery, window: int) -> MessageRows:
