@@ -107,6 +107,9 @@ def _delivery_data(result: SendResult) -> MessageOut | MessagesOut:
 
 _FIELD_IN_MESSAGE = re.compile(r"field `([^`]+)`")
 # Why a value the document leaves out is refused, where its type alone cannot say it:
+# The operations whose body is a lead: an unknown field there is most likely a custom
+# field sent beside the others (`"city": "Leeds"`), and the answer says where it goes.
+LEAD_BODIES = frozenset({"addLead", "updateLead"})
 # (operation id, body field) -> the text that replaces msgspec's "Invalid enum value".
 REFUSED_VALUES = {("addSuppression", "reason"): CLIENT_ONLY_MANUAL}
 _AT_PATH = re.compile(r" - at `\$(?:\.data)?\.?([^`]*)`$")
@@ -136,11 +139,12 @@ def _validation_failure(exc: ValidationException, operation: object) -> Response
         elif field == "data":
             field = "body"
         if text.startswith("Object contains unknown field"):
-            text = (
-                "is set by the service and cannot be sent"
-                if field in READ_ONLY_FIELDS
-                else "is not a field of this request"
-            )
+            if field in READ_ONLY_FIELDS:
+                text = "is set by the service and cannot be sent"
+            elif str(operation) in LEAD_BODIES and "." not in field:
+                text = "is not a field of a lead; custom fields go under `fields`"
+            else:
+                text = "is not a field of this request"
         elif text.startswith("Object missing required field"):
             text = "is required"
         elif text.startswith("Invalid enum value"):
