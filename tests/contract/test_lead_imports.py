@@ -17,7 +17,7 @@ from leadmail.domain.lead_imports import (
     RowError,
     new_import_id,
 )
-from leadmail.domain.lead_listing import LeadQuery
+from leadmail.domain.lead_listing import LeadQuery, PageCursor
 from leadmail.domain.leads import Lead
 from leadmail.domain.segments import LeadFilter
 from tests.contract.support import T0, Storage, a_lead, moment
@@ -301,3 +301,35 @@ async def test_field_keys_of_a_segment(storage: Storage) -> None:
         "b_1",
         "city",
     ]
+
+
+async def test_an_accounts_imports_come_newest_first_by_pages_without_uploads(
+    storage: Storage,
+) -> None:
+    account_id, other = await storage.new_account(), await storage.new_account()
+    queued: list[LeadImport] = []
+    for n in (1, 2, 2, 3):  # two at one moment: the id breaks the tie
+        new = LeadImport(
+            new_import_id(), account_id, ImportMode.UPSERT, (), ImportStatus.RECEIVING,
+            moment(n), moment(n),
+        )  # fmt: skip
+        await storage.imports.create(new)
+        stored = await storage.imports.queue(new.import_id, 6, moment(n))
+        assert stored is not None
+        queued.append(stored)
+    receiving = LeadImport(
+        new_import_id(), account_id, ImportMode.UPSERT, (), ImportStatus.RECEIVING,
+        moment(4), moment(4),
+    )  # fmt: skip
+    await storage.imports.create(receiving)  # its file still arriving: not listed
+    newest = sorted(queued, key=lambda i: (i.created_at, i.import_id), reverse=True)
+
+    first = await storage.imports.newest(account_id, 2)
+    rest = await storage.imports.newest(
+        account_id, 2, PageCursor(first[1].created_at, first[1].import_id)
+    )
+
+    assert [i.import_id for i in first] == [i.import_id for i in newest[:3]]  # limit + 1
+    assert [i.import_id for i in rest] == [i.import_id for i in newest[2:]]
+    assert first[0] == newest[0]  # every field read back
+    assert await storage.imports.newest(other, 10) == []

@@ -93,6 +93,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_27t06_23_53_433070_message_log as message_log,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_27t07_45_00_000000_imports_listing as imports_listing,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -123,8 +126,9 @@ EVENT_MIGRATIONS = [message_events.ID]
 SECRET_MIGRATIONS = [installation_secrets.ID]
 # Accounts' own templates and every template's versions (tables, indexes, version 1 rows).
 TEMPLATE_MIGRATIONS = [account_templates.ID]
-# The message log listed: messages' campaign, their addresses (a table), their indexes.
-LOG_MIGRATIONS = [message_log.ID]
+# The message log listed: messages' campaign, their addresses (a table), their indexes;
+# then the imports' listing index.
+LOG_MIGRATIONS = [message_log.ID, imports_listing.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Protocol
 
 from leadmail.domain.lead_imports import BatchOutcome, ImportBatch, LeadImport, RowError
+from leadmail.domain.lead_listing import PageCursor
 
 
 class LeadImportRepository(Protocol):
@@ -35,6 +36,14 @@ class LeadImportRepository(Protocol):
         ...
 
     async def get(self, account_id: str, import_id: str) -> LeadImport | None: ...
+
+    async def newest(
+        self, account_id: str, limit: int, after: PageCursor | None = None
+    ) -> list[LeadImport]:
+        """The account's imports whose file is stored (not ``receiving``), newest first
+        (``created_at``, then id, descending), after the position ``after``: up to
+        ``limit + 1`` of them."""
+        ...
 
     async def claim(self, import_id: str, runner: str, now: datetime) -> LeadImport | None:
         """Make ``runner`` the import's runner and set it ``running``, unless it is

@@ -25,6 +25,7 @@ from leadmail.domain.lead_imports import (
     RowError,
     new_import_id,
 )
+from leadmail.domain.lead_listing import MAX_PAGE_SIZE, PageCursor
 from leadmail.domain.tags import Tags
 from leadmail.ports.errors import StorageUnavailable
 from leadmail.ports.jobs import JobQueue
@@ -45,6 +46,12 @@ Progress = Callable[[LeadImport], None]
 class ImportOptions:
     mode: ImportMode = ImportMode.UPSERT
     tags: Tags = ()  # added to every imported lead
+
+
+@dataclass(frozen=True, slots=True)
+class ImportPage:
+    imports: list[LeadImport]
+    next_cursor: str | None
 
 
 class LeadImportService:
@@ -113,6 +120,18 @@ class LeadImportService:
         if buffered:
             await self._imports.add_chunk(import_id, number, bytes(buffered))
         return size
+
+    async def page(self, account_id: str, limit: int, cursor: str | None = None) -> ImportPage:
+        """The account's imports, newest first, a page at a time; ValidationFailed for a
+        limit outside 1-100 or a cursor not of a cursor's shape."""
+        if not 1 <= limit <= MAX_PAGE_SIZE:
+            raise ValidationFailed.one("limit", f"must be between 1 and {MAX_PAGE_SIZE}")
+        after = None if cursor is None else PageCursor.decode(cursor)
+        found = await self._imports.newest(account_id, limit, after)
+        if len(found) <= limit:
+            return ImportPage(found, None)
+        last = found[limit - 1]
+        return ImportPage(found[:limit], PageCursor(last.created_at, last.import_id).encode())
 
     async def get(self, account_id: str, import_id: str) -> LeadImport:
         found = await self._imports.get(account_id, import_id)

@@ -17,6 +17,7 @@ from leadmail.domain.lead_imports import (
     LeadImport,
     RowError,
 )
+from leadmail.domain.lead_listing import PageCursor
 from leadmail.ports.lead_imports import LeadImportRepository
 
 IMPORTS = Mapped(LeadImports, LeadImport, stored_as={"rows": "rows_done"})
@@ -43,6 +44,19 @@ _QUEUE = IMPORTS.statement(
     f' "updated_at" = %s WHERE "import_id" = %s RETURNING {_ALL}'
 )
 _GET = IMPORTS.select("account_id", "import_id")
+# Newest first, through lead_imports_listing (the migration's); uploads still arriving
+# are not listed (nor found by _GET's callers).
+_NEWEST = ' ORDER BY "created_at" DESC, "import_id" DESC LIMIT %s'
+_LIST = IMPORTS.statement(
+    f'SELECT {_ALL} FROM "lead_imports" WHERE "account_id" = %s'
+    f" AND \"status\" <> '{ImportStatus.RECEIVING}'{_NEWEST}"
+)
+_LIST_AFTER = IMPORTS.statement(
+    f'SELECT {_ALL} FROM "lead_imports" WHERE "account_id" = %s'
+    f" AND \"status\" <> '{ImportStatus.RECEIVING}'"
+    ' AND "created_at" <= %s AND ("created_at" < %s OR "import_id" < %s)'
+    f"{_NEWEST}"
+)
 _CLAIM = IMPORTS.statement(
     f'UPDATE "lead_imports" SET "status" = \'{ImportStatus.RUNNING}\', "runner" = %s,'
     ' "attempts" = "attempts" + CASE WHEN "runner" = %s THEN 0 ELSE 1 END,'
@@ -102,6 +116,16 @@ class PiccoloLeadImportRepository(LeadImportRepository):
 
     async def queue(self, import_id: str, size: int, now: datetime) -> LeadImport | None:
         return self._one(await self._db.fetchrow(_QUEUE, size, now, import_id))
+
+    async def newest(
+        self, account_id: str, limit: int, after: PageCursor | None = None
+    ) -> list[LeadImport]:
+        if after is None:
+            rows = await self._db.fetch(_LIST, account_id, limit + 1)
+        else:
+            at = after.created_at
+            rows = await self._db.fetch(_LIST_AFTER, account_id, at, at, after.lead_id, limit + 1)
+        return [IMPORTS.from_row(row) for row in rows]
 
     async def get(self, account_id: str, import_id: str) -> LeadImport | None:
         return self._one(await self._db.fetchrow(_GET, account_id, import_id))

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, Self
 import msgspec
 
 from leadmail.adapters.http.campaign_schemas import CampaignOut, CampaignPageOut, RecipientPageOut
-from leadmail.adapters.http.import_schemas import ImportErrorPageOut, ImportOut
+from leadmail.adapters.http.import_schemas import ImportErrorPageOut, ImportOut, ImportPageOut
 from leadmail.adapters.http.privacy_schemas import ErasedOut, PersonalDataOut
 from leadmail.adapters.http.schemas import (
     AllowedOut,
@@ -200,6 +200,10 @@ class TemplateSendUnavailableEnvelope(_Failed):
 
 class ImportEnvelope(Ok):
     data: ImportOut
+
+
+class ImportPageEnvelope(Ok):
+    data: ImportPageOut
 
 
 class ImportErrorPageEnvelope(Ok):

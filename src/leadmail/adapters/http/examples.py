@@ -33,7 +33,12 @@ from leadmail.adapters.http.error_table import (
     ErrorKind,
 )
 from leadmail.adapters.http.errors import TOO_LARGE, answer_to, envelope, internal_error
-from leadmail.adapters.http.import_schemas import ImportErrorOut, ImportErrorPageOut, ImportOut
+from leadmail.adapters.http.import_schemas import (
+    ImportErrorOut,
+    ImportErrorPageOut,
+    ImportOut,
+    ImportPageOut,
+)
 from leadmail.adapters.http.schemas import (
     CountOut,
     DeletedOut,
@@ -169,6 +174,15 @@ SUCCESSES: dict[str, msgspec.Struct | str] = {
     ),
     "importLeads": envelopes.ImportEnvelope.of(
         "Import queued", ImportOut.of(samples.IMPORT, samples.AT)
+    ),
+    "listLeadImports": envelopes.ImportPageEnvelope.of(
+        "Imports retrieved",
+        ImportPageOut(
+            [ImportOut.of(samples.IMPORT_RUNNING, _RUNNING_AT)],
+            PageCursor(
+                samples.IMPORT_RUNNING.created_at, samples.IMPORT_RUNNING.import_id
+            ).encode(),
+        ),
     ),
     "getLeadImport": envelopes.ImportEnvelope.of(
         "Import retrieved", ImportOut.of(samples.IMPORT_RUNNING, _RUNNING_AT)

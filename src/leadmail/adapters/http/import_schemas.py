@@ -68,3 +68,10 @@ class ImportErrorOut(msgspec.Struct):
 class ImportErrorPageOut(msgspec.Struct):
     items: list[ImportErrorOut]
     next_cursor: str | None
+
+
+class ImportPageOut(msgspec.Struct):
+    """A page of the account's imports, newest first; ``next_cursor`` null on the last."""
+
+    items: list[ImportOut]
+    next_cursor: str | None

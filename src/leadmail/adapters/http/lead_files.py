@@ -10,8 +10,17 @@ from litestar.response import Stream
 
 from leadmail.adapters.http import segments as s
 from leadmail.adapters.http.discovery import DiscoverableController, options_for
-from leadmail.adapters.http.envelopes import ImportEnvelope, ImportErrorPageEnvelope
-from leadmail.adapters.http.import_schemas import ImportErrorOut, ImportErrorPageOut, ImportOut
+from leadmail.adapters.http.envelopes import (
+    ImportEnvelope,
+    ImportErrorPageEnvelope,
+    ImportPageEnvelope,
+)
+from leadmail.adapters.http.import_schemas import (
+    ImportErrorOut,
+    ImportErrorPageOut,
+    ImportOut,
+    ImportPageOut,
+)
 from leadmail.adapters.http.operation_errors import error_responses
 from leadmail.adapters.http.path_ids import ImportId
 from leadmail.adapters.http.upload import file_of
@@ -48,7 +57,7 @@ class LeadFileController(DiscoverableController):
     export: ClassVar[LeadExport]
     upload_limit: ClassVar[int]  # bytes of an import's body (LEADMAIL_IMPORT_MAX_BYTES)
 
-    imports_options = options_for("/imports", "POST")
+    imports_options = options_for("/imports", "GET", "POST")
     import_options = options_for("/imports/{import_id:str}", "GET")
     errors_options = options_for("/imports/{import_id:str}/errors", "GET")
     export_options = options_for("/export", "GET")
@@ -84,6 +93,35 @@ class LeadFileController(DiscoverableController):
         body = file_of(request, self.upload_limit)
         started = await self.imports.start(request.user.account_id, options, body)
         return ImportEnvelope.of("Import queued", ImportOut.of(started, self.imports.now()))
+
+    @get(
+        "/imports",
+        summary="List your imports",
+        description=(
+            "Newest first, each as getLeadImport gives it (status, counts, `eta_seconds`)."
+            " Cursor pagination: pass `next_cursor` back as `cursor`. `limit` is 1-100."
+        ),
+        operation_id="listLeadImports",
+        responses=error_responses(ValidationFailed),
+    )
+    async def list_imports(
+        self,
+        request: AuthedRequest,
+        limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
+        cursor: Annotated[
+            str | None,
+            Parameter(
+                description=(
+                    "`next_cursor` of the previous page, as it came: a position,"
+                    " `<microseconds since 1970>.<import id>`, after which the page starts"
+                )
+            ),
+        ] = None,
+    ) -> ImportPageEnvelope:
+        page = await self.imports.page(request.user.account_id, limit, cursor)
+        now = self.imports.now()
+        items = [ImportOut.of(found, now) for found in page.imports]
+        return ImportPageEnvelope.of("Imports retrieved", ImportPageOut(items, page.next_cursor))
 
     @get(
         "/imports/{import_id:str}",

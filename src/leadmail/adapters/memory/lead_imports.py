@@ -13,6 +13,7 @@ from leadmail.domain.lead_imports import (
     RowError,
     plan,
 )
+from leadmail.domain.lead_listing import PageCursor
 
 
 class MemoryLeadImportRepository:
@@ -44,6 +45,23 @@ class MemoryLeadImportRepository:
 
     async def queue(self, import_id: str, size: int, now: datetime) -> LeadImport | None:
         return self._set(import_id, None, status=ImportStatus.QUEUED, size=size, updated_at=now)
+
+    async def newest(
+        self, account_id: str, limit: int, after: PageCursor | None = None
+    ) -> list[LeadImport]:
+        found = sorted(
+            (
+                i
+                for i in self._imports.values()
+                if i.account_id == account_id and i.status is not ImportStatus.RECEIVING
+            ),
+            key=lambda i: (i.created_at, i.import_id),
+            reverse=True,
+        )
+        if after is not None:
+            position = (after.created_at, after.lead_id)
+            found = [i for i in found if (i.created_at, i.import_id) < position]
+        return found[: limit + 1]
 
     async def get(self, account_id: str, import_id: str) -> LeadImport | None:
         found = self._imports.get(import_id)
