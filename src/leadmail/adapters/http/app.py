@@ -17,6 +17,7 @@ from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
 from leadmail.adapters.http.json_depth import DepthCheckedRequest
 from leadmail.adapters.http.lead_files import LeadFileController
 from leadmail.adapters.http.leads import LeadController
+from leadmail.adapters.http.messages import MessageController
 from leadmail.adapters.http.openapi import DOCUMENT, finish, openapi_config
 from leadmail.adapters.http.privacy import PrivacyController
 from leadmail.adapters.http.query_names import QueryNames
@@ -82,10 +83,10 @@ def build_app(
             bound_controller(
                 EmailController,
                 templates=services.templates,
-                messages=services.messages,
                 send_email=services.send_email,
                 send_template_email=services.send_template_email,
             ),
+            bound_controller(MessageController, messages=services.messages),
             bound_controller(CampaignController, campaigns=services.campaigns),
             bound_controller(SuppressionController, suppressions=services.suppressions),
             bound_controller(PrivacyController, privacy=services.privacy),

@@ -21,6 +21,7 @@ from leadmail.adapters.http.envelopes import (
     RecipientPageEnvelope,
 )
 from leadmail.adapters.http.operation_errors import error_responses
+from leadmail.adapters.http.paging import Limit
 from leadmail.adapters.http.path_ids import CampaignId
 from leadmail.domain.campaigns import (
     AudienceEmpty,
@@ -31,11 +32,10 @@ from leadmail.domain.campaigns import (
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import TemplateNotFound, ValidationFailed
 from leadmail.domain.keys import Principal
-from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE
 from leadmail.services.campaigns import CampaignService
 
 AuthedRequest = Request[Principal, Any, Any]
-Limit = Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)]
 CREATE_TEXT = (
     "`audience` is a segment as a JSON object, the filters of listLeads by the same names"
     " (`{}`: every lead); each lead fills the template's variables with its own (`name`,"

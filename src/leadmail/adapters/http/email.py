@@ -1,18 +1,17 @@
-"""/api/v1/email: templates, sending, and the messages sent."""
+"""/api/v1/email: templates and sending (the messages sent: messages.py)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
 from litestar import Request, Response, get, post
-from litestar.params import HeaderParameter, JSONBody, Parameter
+from litestar.params import HeaderParameter, JSONBody
 
 from leadmail.adapters.http.answers import JsonAnswer, sent_message
 from leadmail.adapters.http.discovery import DiscoverableController, options_for
 from leadmail.adapters.http.envelopes import (
     MessageEnvelope,
     MessageListEnvelope,
-    MessagePageEnvelope,
     SendRejectedEnvelope,
     SendUnavailableEnvelope,
     TemplateListEnvelope,
@@ -21,25 +20,19 @@ from leadmail.adapters.http.envelopes import (
 )
 from leadmail.adapters.http.flags import check_flags
 from leadmail.adapters.http.operation_errors import error_responses
-from leadmail.adapters.http.path_ids import MessageId
 from leadmail.adapters.http.schemas import (
     MessageOut,
-    MessagePageOut,
     MessagesOut,
     SendEmailIn,
     SendTemplateIn,
 )
 from leadmail.adapters.http.templates import template_list
 from leadmail.domain.email import SenderNotAllowed
-from leadmail.domain.errors import MessageNotFound, TemplateNotFound, ValidationFailed
+from leadmail.domain.errors import TemplateNotFound, ValidationFailed
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.keys import Principal
-from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
-from leadmail.domain.message_listing import STATUS_WINDOW, MessageQuery
 from leadmail.domain.suppressions import RecipientSuppressed
-from leadmail.domain.templates import TEMPLATE_ID
 from leadmail.services.addressing import PlainEmailRequest, TemplateEmailRequest
-from leadmail.services.messages import MessageService
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable, SendResult
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
@@ -71,36 +64,6 @@ _SEND_ERRORS = (
 )
 
 
-MESSAGE_LOG_TEXT = (
-    "The account's messages, newest first, each as getMessage gives it (with its events)."
-    " Cursor pagination: pass `next_cursor` back as `cursor` until it is null; `limit` is"
-    " 1-100. Every filter given must match. `to`, `template_id`, `campaign_id` and the"
-    " time bounds are served by indexes: a page costs the same however long the log is."
-    f" `status` is not indexed: a page with it looks at most {STATUS_WINDOW:,} messages"
-    " (those the other filters select) and may come back short, even empty, with a"
-    " `next_cursor` to go on from."
-)
-
-
-_LOG_FILTERS = (
-    "cursor",
-    "to",
-    "status",
-    "template_id",
-    "campaign_id",
-    "created_after",
-    "created_before",
-)
-
-
-def _once(request: AuthedRequest, name: str) -> str | None:
-    """A query parameter's one value as sent; None when absent, 422 when repeated."""
-    given = request.query_params.getall(name, [])
-    if len(given) > 1:
-        raise ValidationFailed.one(name, "may be given only once")
-    return given[0] if given else None
-
-
 def _replay_headers(result: SendResult) -> dict[str, str]:
     return {REPLAYED_HEADER: "true"} if result.replayed else {}
 
@@ -110,7 +73,6 @@ class EmailController(DiscoverableController):
     tags = ["email"]
     # Bound by build_app, as LeadController's service.
     templates: ClassVar[TemplateService]
-    messages: ClassVar[MessageService]
     send_email: ClassVar[SendEmail]
     send_template_email: ClassVar[SendTemplateEmail]
 
@@ -118,8 +80,6 @@ class EmailController(DiscoverableController):
     template_options = options_for("/template", "GET", "POST")
     send_options = options_for("/send", "POST")
     send_template_options = options_for("/send-template", "POST")
-    message_options = options_for("/messages/{message_id:str}", "GET")
-    messages_options = options_for("/messages", "GET")
 
     # The spelling the spec's samples use. Documented, as deprecated: its path also takes
     # POST (sendTemplateEmail), and the document must say which methods a path answers.
@@ -210,80 +170,6 @@ class EmailController(DiscoverableController):
         idempotency_key: IdempotencyKey = None,
     ) -> Response[MessageListEnvelope]:
         return await self._send_template(request, data, idempotency_key)
-
-    @get(
-        "/messages",
-        summary="List the messages sent: the message log",
-        description=MESSAGE_LOG_TEXT,
-        operation_id="listMessages",
-        responses=error_responses(ValidationFailed),
-    )
-    async def list_messages(
-        self,
-        request: AuthedRequest,
-        limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
-        cursor: Annotated[
-            str | None,
-            Parameter(
-                description=(
-                    "`next_cursor` of the previous page, as it came: a position,"
-                    " `<microseconds since 1970>.<message id>`, after which the page starts"
-                )
-            ),
-        ] = None,
-        to: Annotated[
-            str | None,
-            Parameter(
-                description=(
-                    "Messages that went to this address (any case; `Ada <ada@example.com>`"
-                    " reads as `ada@example.com`)"
-                ),
-            ),
-        ] = None,
-        status: Annotated[
-            str | None,
-            Parameter(description="Messages in this status (not indexed: see above)"),
-        ] = None,
-        template_id: Annotated[
-            str | None,
-            Parameter(description="Messages made from this template", pattern=TEMPLATE_ID.pattern),
-        ] = None,
-        campaign_id: Annotated[
-            str | None,
-            Parameter(description="Messages of this campaign"),
-        ] = None,
-        created_after: Annotated[
-            str | None, Parameter(description="RFC 3339: created strictly after this moment")
-        ] = None,
-        created_before: Annotated[
-            str | None, Parameter(description="RFC 3339: created strictly before this moment")
-        ] = None,
-    ) -> MessagePageEnvelope:
-        # The filters as sent (Litestar reads `null` as no value): the parameters above
-        # document them.
-        given = {name: _once(request, name) for name in _LOG_FILTERS}
-        query = MessageQuery.parse(limit=limit, **given)
-        page = await self.messages.list(request.user.account_id, query)
-        return MessagePageEnvelope.of("Messages retrieved", MessagePageOut.of(page))
-
-    @get(
-        "/messages/{message_id:str}",
-        summary="Get a message: what became of it",
-        description=(
-            "The message, and in `events` what its provider reported of it since (delivered,"
-            " deferred, bounced hard or soft, complained, opened, clicked), oldest first."
-            " `status` moves sent -> delivered -> bounced -> complained, never backwards."
-        ),
-        operation_id="getMessage",
-        responses=error_responses(MessageNotFound),
-    )
-    async def get_message(
-        self,
-        request: AuthedRequest,
-        message_id: MessageId,
-    ) -> MessageEnvelope:
-        message, events = await self.messages.get_with_events(request.user.account_id, message_id)
-        return MessageEnvelope.of("Message retrieved", MessageOut.of(message, events))
 
     async def _send_template(
         self, request: AuthedRequest, data: SendTemplateIn, idempotency_key: str | None

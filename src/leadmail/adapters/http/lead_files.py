@@ -22,6 +22,7 @@ from leadmail.adapters.http.import_schemas import (
     ImportPageOut,
 )
 from leadmail.adapters.http.operation_errors import error_responses
+from leadmail.adapters.http.paging import ImportCursor, Limit
 from leadmail.adapters.http.path_ids import ImportId
 from leadmail.adapters.http.upload import file_of
 from leadmail.domain.errors import ValidationFailed
@@ -107,16 +108,8 @@ class LeadFileController(DiscoverableController):
     async def list_imports(
         self,
         request: AuthedRequest,
-        limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
-        cursor: Annotated[
-            str | None,
-            Parameter(
-                description=(
-                    "`next_cursor` of the previous page, as it came: a position,"
-                    " `<microseconds since 1970>.<import id>`, after which the page starts"
-                )
-            ),
-        ] = None,
+        limit: Limit = DEFAULT_PAGE_SIZE,
+        cursor: ImportCursor = None,
     ) -> ImportPageEnvelope:
         page = await self.imports.page(request.user.account_id, limit, cursor)
         now = self.imports.now()

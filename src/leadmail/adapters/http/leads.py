@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 from litestar import Request, delete, get, post, put
-from litestar.params import JSONBody, Parameter
+from litestar.params import JSONBody
 
 from leadmail.adapters.http import segments as s
 from leadmail.adapters.http.discovery import DiscoverableController, options_for
@@ -17,6 +17,7 @@ from leadmail.adapters.http.envelopes import (
     LeadPageEnvelope,
 )
 from leadmail.adapters.http.operation_errors import error_responses
+from leadmail.adapters.http.paging import LeadCursor, Limit
 from leadmail.adapters.http.path_ids import LeadId
 from leadmail.adapters.http.schemas import (
     CountOut,
@@ -32,7 +33,6 @@ from leadmail.domain.errors import LeadNotFound, ValidationFailed
 from leadmail.domain.keys import Principal
 from leadmail.domain.lead_listing import (
     DEFAULT_PAGE_SIZE,
-    MAX_PAGE_SIZE,
     LeadQuery,
 )
 from leadmail.domain.leads import LeadChanges, LeadFields
@@ -82,16 +82,8 @@ class LeadController(DiscoverableController):
     async def list_leads(
         self,
         request: AuthedRequest,
-        limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
-        cursor: Annotated[
-            str | None,
-            Parameter(
-                description=(
-                    "`next_cursor` of the previous page, as it came: a position,"
-                    " `<microseconds since 1970>.<lead id>`, after which the page starts"
-                ),
-            ),
-        ] = None,
+        limit: Limit = DEFAULT_PAGE_SIZE,
+        cursor: LeadCursor = None,
         tag: s.Tag = None,
         any_tag: s.AnyTag = None,
         not_tag: s.NotTag = None,

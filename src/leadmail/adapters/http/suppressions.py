@@ -16,6 +16,7 @@ from leadmail.adapters.http.envelopes import (
     SuppressionRemovedEnvelope,
 )
 from leadmail.adapters.http.operation_errors import error_responses
+from leadmail.adapters.http.paging import Limit
 from leadmail.adapters.http.suppression_schemas import (
     RemovedOut,
     SuppressionIn,
@@ -25,13 +26,12 @@ from leadmail.adapters.http.suppression_schemas import (
 from leadmail.domain.addresses import MAX_EMAIL_LENGTH
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.keys import Principal
-from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE
 from leadmail.domain.suppressions import SuppressionNotFound, SuppressionReason
 from leadmail.domain.text import NOT_IN_A_LINE
 from leadmail.services.suppressions import SuppressionList
 
 AuthedRequest = Request[Principal, Any, Any]
-Limit = Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)]
 LIST_TEXT = (
     "Newest first. Cursor pagination: pass `next_cursor` back as `cursor`. `limit` is 1-100;"
     " `reason` keeps one reason. Every send checks this list before the provider is called"

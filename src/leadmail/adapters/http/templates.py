@@ -26,6 +26,7 @@ from leadmail.adapters.http.envelopes import (
 )
 from leadmail.adapters.http.flags import check_flags
 from leadmail.adapters.http.operation_errors import error_responses
+from leadmail.adapters.http.paging import Limit
 from leadmail.adapters.http.parameter_rules import VERSION_CURSOR
 from leadmail.adapters.http.path_ids import TemplateIdPath
 from leadmail.adapters.http.prepared import PreparedOnce
@@ -42,7 +43,7 @@ from leadmail.adapters.http.template_schemas import (
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import FieldError, LeadNotFound, TemplateNotFound, ValidationFailed
 from leadmail.domain.keys import Principal
-from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE
 from leadmail.domain.template_drafts import (
     MAX_TEMPLATES,
     TemplateExists,
@@ -55,7 +56,6 @@ from leadmail.services.template_trials import TemplateTrials
 from leadmail.services.templates import TemplateService, TemplateView
 
 AuthedRequest = Request[Principal, Any, Any]
-Limit = Annotated[int, Parameter(ge=1, le=MAX_PAGE_SIZE)]
 Version = Annotated[
     str, PathParameter(pattern=VERSION_CURSOR, description="A version number (1, 2, ...)")
 ]
