@@ -48,6 +48,7 @@ ANSWER_IDS = {
     ("Suppression", "campaign_id"): CAMPAIGN_ID,
     ("ImportOut", "id"): IMPORT_ID,
     ("Campaign", "id"): CAMPAIGN_ID,
+    ("DeletedCampaign", "id"): CAMPAIGN_ID,
     ("Template", "id"): TEMPLATE_ID,
     ("Template", "layout_id"): TEMPLATE_ID,
     ("DeletedTemplate", "id"): TEMPLATE_ID,
@@ -67,6 +68,7 @@ ANSWER_IDS = {
 REQUEST_IDS = {
     ("SendTemplateEmailRequest", "template_id"),
     ("NewCampaign", "template_id"),
+    ("CampaignChange", "template_id"),
     ("TemplateInput", "id"),
     ("TemplateInput", "layout_id"),
     ("TemplateChange", "layout_id"),

@@ -208,6 +208,14 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
             api, "POST", f"{CAMPAIGNS}/{draft['data']['id']}/start"
         ),
     }
+    # Another draft, changed as the example asks, then deleted.
+    second = await call(api, "POST", CAMPAIGNS, 201, json={**campaign, "draft": True})
+    there = f"{CAMPAIGNS}/{second['data']['id']}"
+    put = spec["paths"][one_campaign]["put"]["requestBody"]["content"]["application/json"]
+    answers |= {
+        (one_campaign, "put"): await call(api, "PUT", there, json=put["example"]),
+        (one_campaign, "delete"): await call(api, "DELETE", there),
+    }
     # The person of the suppression and erasure examples: a lead, a message, the entry.
     body = spec["paths"][SUPPRESSIONS]["post"]["requestBody"]["content"]["application/json"]
     person = body["example"]["email"]

@@ -31,7 +31,7 @@ from leadmail.domain.campaigns import (
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import TemplateNotFound, ValidationFailed
 from leadmail.domain.leads import Lead, new_lead_id
-from leadmail.services.campaign_checks import CampaignRequest
+from leadmail.services.campaign_checks import CampaignEdit, CampaignRequest
 from leadmail.services.campaigns import CAMPAIGN_JOB, CampaignService
 from tests.unit.fakes import START, FakeClock
 
@@ -415,3 +415,50 @@ async def test_a_page_of_campaigns_is_counted_in_one_grouped_count(rig: Rig) -> 
     }
     for campaign_id in made:  # as each one's own page shows them
         assert by_id[campaign_id] == (await services.campaigns.get(ACCOUNT, campaign_id)).counts
+
+
+async def test_an_edited_scheduled_campaign_is_queued_again_at_its_new_time(rig: Rig) -> None:
+    await rig.lead("a@example.com")
+    later, sooner = START + timedelta(days=2), START + timedelta(days=1)
+    made = await rig.campaigns.create(ACCOUNT, request(send_at=later.isoformat()))
+    campaign_id = made.campaign.campaign_id
+
+    moved = await rig.campaigns.edit(
+        ACCOUNT, campaign_id, CampaignEdit({"send_at": sooner.isoformat()})
+    )
+    now = await rig.campaigns.edit(ACCOUNT, campaign_id, CampaignEdit({"send_at": None}))
+
+    assert (moved.campaign.status, moved.campaign.send_at) == (CampaignStatus.SCHEDULED, sooner)
+    assert now.campaign.status is CampaignStatus.RUNNING
+    assert rig.jobs.queued == [
+        (CAMPAIGN_JOB, campaign_id, later),
+        (CAMPAIGN_JOB, campaign_id, sooner),
+        (CAMPAIGN_JOB, campaign_id, None),
+    ]
+    assert now.counts == CampaignCounts(pending=1)  # frozen anew: still one recipient
+
+
+@pytest.mark.parametrize("action", ["edit", "delete"])
+async def test_a_change_that_loses_a_race_is_409_and_changes_nothing(
+    rig: Rig, action: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await rig.lead("a@example.com")
+    draft = (await rig.campaigns.create(ACCOUNT, request(draft=True))).campaign
+    store = rig.adapters.campaigns
+    method = "rewrite" if action == "edit" else "remove"
+    original = getattr(store, method)
+
+    async def started_first(campaign: Campaign, expected: CampaignStatus) -> Any:
+        await rig.campaigns.start(ACCOUNT, draft.campaign_id)  # another request's
+        return await original(campaign, expected)
+
+    monkeypatch.setattr(store, method, started_first)
+    with pytest.raises(CampaignStateConflict, match="is running: it cannot be"):
+        if action == "edit":
+            await rig.campaigns.edit(ACCOUNT, draft.campaign_id, CampaignEdit({"name": "New"}))
+        else:
+            await rig.campaigns.delete(ACCOUNT, draft.campaign_id)
+
+    view = await rig.campaigns.get(ACCOUNT, draft.campaign_id)
+    assert (view.campaign.status, view.campaign.name) == (CampaignStatus.RUNNING, draft.name)
+    assert view.counts == CampaignCounts(pending=1)

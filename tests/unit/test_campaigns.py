@@ -3,6 +3,7 @@ refused (409 CAMPAIGN_STATE naming the status), what counts show, the rate and t
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -179,3 +180,39 @@ def test_a_refused_action_names_the_statuses_it_applies_to_as_a_sentence_would(
         getattr(campaign(status), action)(NOW)
 
     assert str(refused.value) == f"Campaign 'cmp_1' is done: it cannot {action} ({allowed})"
+
+
+@pytest.mark.parametrize("status", list(CampaignStatus))
+def test_an_edit_applies_to_a_draft_or_scheduled_campaign_and_makes_a_draft(
+    status: CampaignStatus,
+) -> None:
+    before = replace(
+        campaign(status, send_at=LATER), template_version=3, layout_id="base", layout_version=2
+    )
+    body = replace(
+        campaign(S.RUNNING),
+        campaign_id="cmp_new",
+        name="April open day",
+        audience=LeadFilter.from_json({"tag": "april"}),
+        created_at=NOW,
+    )
+
+    if status in (S.DRAFT, S.SCHEDULED):
+        edited = before.edit(body, LATER)
+        assert (edited.campaign_id, edited.created_at) == (before.campaign_id, before.created_at)
+        assert (edited.name, edited.audience) == (body.name, body.audience)
+        assert (edited.status, edited.updated_at, edited.started_at) == (S.DRAFT, LATER, None)
+        assert (edited.template_version, edited.layout_id, edited.layout_version) == (None,) * 3
+    else:
+        with pytest.raises(CampaignStateConflict) as refused:
+            before.edit(body, LATER)
+        assert str(refused.value) == (
+            f"Campaign 'cmp_1' is {status}: it cannot be changed"
+            " (only a campaign that is draft or scheduled can)"
+        )
+    deletable = status is S.DRAFT
+    if deletable:
+        before.check("delete")
+    else:
+        with pytest.raises(CampaignStateConflict, match=f"is {status}: it cannot be deleted"):
+            before.check("delete")

@@ -62,7 +62,7 @@ class CampaignStateConflict(DomainError):
     def __init__(self, campaign_id: str, status: CampaignStatus, action: str) -> None:
         allowed = either(ALLOWED_FROM[action])
         super().__init__(
-            f"Campaign {campaign_id!r} is {status}: it cannot {action}"
+            f"Campaign {campaign_id!r} is {status}: it cannot {_AS_SAID.get(action, action)}"
             f" (only a campaign that is {allowed} can)"
         )
         self.campaign_id = campaign_id
@@ -97,7 +97,11 @@ ALLOWED_FROM: dict[str, tuple[CampaignStatus, ...]] = {
     "begin": (_S.SCHEDULED,),  # by itself, at send_at
     "finish": (_S.RUNNING,),  # by itself, no recipient pending
     "fail": (_S.RUNNING,),  # by itself, it cannot go on
+    "edit": (_S.DRAFT, _S.SCHEDULED),  # its body changed (a scheduled one is frozen anew)
+    "delete": (_S.DRAFT,),  # a campaign that started is history
 }
+# How a refusal says the actions done to a campaign rather than by it.
+_AS_SAID = {"edit": "be changed", "delete": "be deleted"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +164,30 @@ class Campaign:
         return replace(
             self, status=_S.FAILED, failure_reason=reason, updated_at=now, finished_at=now
         )
+
+    def edit(self, body: Campaign, now: datetime) -> Campaign:
+        """Its body (name, template, audience, variables, sender, reply_to, send_at)
+        replaced by ``body``'s, as a draft: a scheduled campaign goes back to draft, its
+        audience and template version to be frozen anew when it starts again."""
+        self._check("edit")
+        return replace(
+            body,
+            campaign_id=self.campaign_id,
+            account_id=self.account_id,
+            status=_S.DRAFT,
+            created_at=self.created_at,
+            updated_at=now,
+            failure_reason="",
+            started_at=None,
+            finished_at=None,
+            template_version=None,
+            layout_id=None,
+            layout_version=None,
+        )
+
+    def check(self, action: str) -> None:
+        """CampaignStateConflict unless ``action`` applies to the campaign as it is."""
+        self._check(action)
 
     def waits(self, now: datetime) -> bool:
         """``send_at`` is still ahead."""

@@ -30,10 +30,20 @@ class CampaignRepository(Protocol):
         ...
 
     async def save(self, campaign: Campaign, expected: CampaignStatus) -> Campaign | None:
-        """Write ``campaign`` (a transition of the stored one: its status, failure reason,
-        moments) only if the stored status is still ``expected``: a compare-and-set, so of
+        """Write ``campaign``'s transition over the stored one (its status, failure reason,
+        moments and frozen versions; its body stays as stored) only if the stored status is still ``expected``: a compare-and-set, so of
         two changes made at once from one status, one lands and the other gets None (read
         it again and decide anew)."""
+        ...
+
+    async def rewrite(self, campaign: Campaign, expected: CampaignStatus) -> Campaign | None:
+        """Write the whole of ``campaign`` (its body too: an edit) over the stored one, if
+        the stored status is still ``expected`` (a compare-and-set, as ``save``)."""
+        ...
+
+    async def remove(self, campaign: Campaign, expected: CampaignStatus) -> bool:
+        """Delete the campaign (its recipients with it) if its stored status is still
+        ``expected``; False when it changed or is gone."""
         ...
 
     async def using(self, account_id: str, template_id: str) -> list[str]:
@@ -121,6 +131,12 @@ class RecipientRepository(Protocol):
         ``stopped_errors(failure)``'s: ``failure`` is the reason a failed campaign failed
         ("": it was cancelled). Batches being sent are left to their workers. Returns how
         many it changed."""
+        ...
+
+    async def forget(self, campaign_id: str) -> int:
+        """Delete the campaign's ``pending`` and ``skipped`` recipients (a scheduled
+        campaign edited back to draft, to be frozen anew); a recipient in any other status
+        stays. Returns how many it deleted."""
         ...
 
     async def counts(self, campaign_id: str) -> CampaignCounts:

@@ -45,6 +45,28 @@ class CampaignRequest:
     draft: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class CampaignEdit:
+    """The fields of a CampaignRequest a client gave to change a campaign, by name (not
+    ``draft``): the others stay as stored; None clears ``reply_to`` and ``send_at`` and
+    gives ``sender`` the account's default."""
+
+    given: Mapping[str, object]
+
+    def over(self, current: Campaign) -> CampaignRequest:
+        """The request that makes the campaign as edited (checked as a creation is)."""
+        stored = CampaignRequest(
+            name=current.name,
+            template_id=current.template_id,
+            audience=current.audience.to_json(),
+            variables=dict(current.variables),
+            sender=current.sender,
+            reply_to=current.reply_to,
+            send_at=None if current.send_at is None else current.send_at.isoformat(),
+        )
+        return replace(stored, **self.given)  # type: ignore[arg-type]
+
+
 class CampaignChecks:
     def __init__(
         self,

@@ -28,7 +28,7 @@ from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_listing import PageCursor
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.jobs import JobQueue
-from leadmail.services.campaign_checks import CampaignChecks, CampaignRequest
+from leadmail.services.campaign_checks import CampaignChecks, CampaignEdit, CampaignRequest
 
 T = TypeVar("T")
 CAMPAIGN_JOB = "campaign.send"  # payload: the campaign id (and a seat: campaign_runner.py)
@@ -100,6 +100,35 @@ class CampaignService:
         cancelled = await self._change(account_id, campaign_id, "cancel")
         await self._recipients.cancel_pending(campaign_id, self._clock())
         return await self._view(cancelled)
+
+    async def edit(self, account_id: str, campaign_id: str, edit: CampaignEdit) -> CampaignView:
+        """A draft or scheduled campaign's body changed, with the checks of a creation
+        (nothing changed when one fails). A draft stays a draft; a scheduled campaign goes
+        back to draft, forgets its frozen recipients, and starts again: scheduled while
+        its ``send_at`` is ahead, else running at once."""
+        current = await self._get(account_id, campaign_id)
+        current.check("edit")  # CampaignStateConflict before any check of the body
+        now = self._clock()
+        edited = current.edit(self._checks.campaign_of(account_id, edit.over(current), now), now)
+        required = await self._checks.against_data(edited)
+        saved = await self._campaigns.rewrite(edited, current.status)
+        if saved is None:  # started, paused or cancelled meanwhile
+            latest = await self._get(account_id, campaign_id)
+            raise CampaignStateConflict(campaign_id, latest.status, "edit")
+        if current.status is CampaignStatus.DRAFT:
+            return await self._view(saved)
+        # Never a recipient being sent: a scheduled campaign has none, and forget
+        # leaves any a worker holds (a start racing this edit) where it is.
+        await self._recipients.forget(campaign_id)
+        return await self._view(await self._start(saved, required))
+
+    async def delete(self, account_id: str, campaign_id: str) -> None:
+        """A draft removed; a campaign that has started is history (CampaignStateConflict)."""
+        current = await self._get(account_id, campaign_id)
+        current.check("delete")
+        if not await self._campaigns.remove(current, CampaignStatus.DRAFT):
+            latest = await self._get(account_id, campaign_id)
+            raise CampaignStateConflict(campaign_id, latest.status, "delete")
 
     async def get(self, account_id: str, campaign_id: str) -> CampaignView:
         return await self._view(await self._get(account_id, campaign_id))

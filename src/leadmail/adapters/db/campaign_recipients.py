@@ -57,6 +57,10 @@ _CANCEL = (
     f' WHERE "campaign_id" = %s AND ("status" = \'{_S.PENDING}\''
     f' OR ("status" = \'{_S.SENDING}\' AND "retry"))'
 )
+_FORGET = (
+    'DELETE FROM "campaign_recipients" WHERE "campaign_id" = %s'
+    f" AND \"status\" IN ('{_S.PENDING}', '{_S.SKIPPED}')"
+)
 _COUNTS = RECIPIENTS.statement(
     'SELECT "status", count(*) AS "n" FROM "campaign_recipients" WHERE "campaign_id" = %s'
     ' GROUP BY "status"'
@@ -153,6 +157,9 @@ class PiccoloRecipientRepository(RecipientRepository):
 
     async def cancel_pending(self, campaign_id: str, now: datetime, *, failure: str = "") -> int:
         return await self._changed(_CANCEL, [*stopped_errors(failure), now, campaign_id])
+
+    async def forget(self, campaign_id: str) -> int:
+        return await self._changed(_FORGET, [campaign_id])
 
     async def counts(self, campaign_id: str) -> CampaignCounts:
         rows = await self._db.fetch(_COUNTS, campaign_id)

@@ -44,6 +44,18 @@ _SAVE = CAMPAIGNS.statement(
     + f" RETURNING {_ALL}",
     [*_CHANGED, "campaign_id"],
 )
+# An edit: everything but the campaign's identity (id, account, creation).
+_BODY = [c for c in CAMPAIGNS.columns if c not in ("campaign_id", "account_id", "created_at")]
+_REWRITE = CAMPAIGNS.statement(
+    'UPDATE "campaigns" SET '
+    + ", ".join(f'"{column}" = %s' for column in _BODY)
+    + ' WHERE "campaign_id" = %s AND "status" = %s'
+    + f" RETURNING {_ALL}",
+    [*_BODY, "campaign_id"],
+)
+_REMOVE = CAMPAIGNS.statement(
+    'DELETE FROM "campaigns" WHERE "campaign_id" = %s AND "status" = %s RETURNING "campaign_id"'
+)
 _NEWEST_FIRST = ' ORDER BY "created_at" DESC, "campaign_id" DESC LIMIT %s'
 _LIST = CAMPAIGNS.statement(
     f'SELECT {_ALL} FROM "campaigns" WHERE "account_id" = %s{_NEWEST_FIRST}'
@@ -87,6 +99,14 @@ class PiccoloCampaignRepository(CampaignRepository):
     async def save(self, campaign: Campaign, expected: CampaignStatus) -> Campaign | None:
         row = await self._db.fetchrow(_SAVE, *_SAVE.args(campaign), str(expected))
         return self._one(row)
+
+    async def rewrite(self, campaign: Campaign, expected: CampaignStatus) -> Campaign | None:
+        row = await self._db.fetchrow(_REWRITE, *_REWRITE.args(campaign), str(expected))
+        return self._one(row)
+
+    async def remove(self, campaign: Campaign, expected: CampaignStatus) -> bool:
+        row = await self._db.fetchrow(_REMOVE, campaign.campaign_id, str(expected))
+        return row is not None
 
     async def using(self, account_id: str, template_id: str) -> list[str]:
         rows = await self._db.fetch(_USING, account_id, template_id, template_id)

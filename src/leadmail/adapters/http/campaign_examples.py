@@ -88,6 +88,25 @@ SUCCESSES: dict[str, msgspec.Struct] = {
         ),
     ),
     "getCampaign": _campaign("Campaign retrieved", RUNNING),
+    "updateCampaign": _campaign(
+        "Campaign updated",
+        CampaignView(
+            replace(
+                CAMPAIGN,
+                name="March open day: second call",
+                status=CampaignStatus.DRAFT,
+                started_at=None,
+                send_at=AT.replace(day=9, hour=9, minute=0, second=0, microsecond=0),
+                updated_at=_LATER,
+            ),
+            _CREATED,
+            0,
+            None,
+        ),
+    ),
+    "deleteCampaign": envelopes.DeletedCampaignEnvelope.of(
+        "Campaign deleted", envelopes.DeletedCampaignOut(id=CAMPAIGN.campaign_id)
+    ),
     "startCampaign": _campaign("Campaign started", CampaignView(CAMPAIGN, _CREATED, 0, None)),
     "pauseCampaign": _campaign("Campaign paused", _as(CampaignStatus.PAUSED)),
     "resumeCampaign": _campaign("Campaign resumed", CampaignView(CAMPAIGN, COUNTS, 0, None)),

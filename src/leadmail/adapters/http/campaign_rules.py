@@ -9,7 +9,7 @@ from typing import Any
 from litestar.openapi.spec import Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
-from leadmail.adapters.http.campaign_schemas import CampaignIn
+from leadmail.adapters.http.campaign_schemas import CampaignChangeIn, CampaignIn
 from leadmail.adapters.http.rules import (
     ADDRESS,
     LEAD_FIELDS,
@@ -78,12 +78,21 @@ def audience_schema() -> Schema:
 
 
 def state_campaign_rules(components: dict[str, Any], *, sender_required: bool) -> None:
-    """Write the rules into NewCampaign (keyed by its class name). ``sender_required``: no
-    default sender is configured, so ``from`` must be sent."""
-    body = components.get(CampaignIn.__name__)
-    if not isinstance(body, Schema) or not body.properties:
-        return
+    """Write the rules into NewCampaign and CampaignChange (keyed by their class names).
+    ``sender_required``: no default sender is configured, so ``from`` must be sent (to
+    create; a change may leave it out, to keep the stored one)."""
+    for cls in (CampaignIn, CampaignChangeIn):
+        body = components.get(cls.__name__)
+        if isinstance(body, Schema) and body.properties:
+            _state_body(body, sender_required=sender_required, new=cls is CampaignIn)
+
+
+def _state_body(body: Schema, *, sender_required: bool, new: bool) -> None:
+    assert body.properties is not None
     props = body.properties
+    for name, prop in props.items():  # a change's `str | Unset`: one schema, not oneOf [it]
+        if isinstance(prop, Schema) and prop.one_of and len(prop.one_of) == 1:
+            props[name] = prop.one_of[0]
     props["audience"] = audience_schema()
     props["variables"] = Schema(
         type=OpenAPIType.OBJECT,
@@ -95,11 +104,14 @@ def state_campaign_rules(components: dict[str, Any], *, sender_required: bool) -
         property_names=_string(pattern=_NO_NUL),
         additional_properties=_string(pattern=_NO_NUL),
     )
-    props["draft"] = Schema(
-        type=OpenAPIType.BOOLEAN,
-        default=False,
-        description="Stay a draft until startCampaign (else it starts at once or at `send_at`)",
-    )
+    if new:
+        props["draft"] = Schema(
+            type=OpenAPIType.BOOLEAN,
+            default=False,
+            description=(
+                "Stay a draft until startCampaign (else it starts at once or at `send_at`)"
+            ),
+        )
     strings = {
         "name": LEAD_FIELDS["name"],
         "template_id": TEMPLATE_FIELDS["template_id"],
@@ -114,3 +126,5 @@ def state_campaign_rules(components: dict[str, Any], *, sender_required: bool) -
                 if name == "reply_to":
                     schema.description = REPLY_TO_TEXT
     state_sender(body, sender_required=sender_required)
+    if not new and body.required:  # a change keeps what it leaves out
+        body.required = None

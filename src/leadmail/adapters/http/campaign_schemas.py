@@ -12,7 +12,7 @@ from leadmail.adapters.http.timestamps import to_iso, to_iso_or_none
 from leadmail.domain.campaign_recipients import Recipient
 from leadmail.domain.campaigns import CampaignCounts
 from leadmail.domain.errors import ValidationFailed
-from leadmail.services.campaign_checks import CampaignRequest
+from leadmail.services.campaign_checks import CampaignEdit, CampaignRequest
 from leadmail.services.campaigns import CampaignView, Page
 
 CampaignStatusOut = Literal[
@@ -51,6 +51,32 @@ class CampaignIn(msgspec.Struct, forbid_unknown_fields=True):
             send_at=self.send_at,
             draft=self.draft,
         )
+
+
+class CampaignChangeIn(msgspec.Struct, forbid_unknown_fields=True):
+    """Any subset of NewCampaign's fields but ``draft``; omitted ones stay as stored. Null
+    clears ``reply_to`` and ``send_at``, and gives ``from`` the default sender."""
+
+    name: str | msgspec.UnsetType = msgspec.UNSET
+    template_id: str | msgspec.UnsetType = msgspec.UNSET
+    audience: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    variables: dict[str, str] | msgspec.UnsetType = msgspec.UNSET
+    sender: str | msgspec.UnsetType | None = msgspec.field(default=msgspec.UNSET, name="from")
+    reply_to: str | msgspec.UnsetType | None = msgspec.UNSET
+    send_at: str | msgspec.UnsetType | None = msgspec.UNSET
+
+    def edit(self) -> CampaignEdit:
+        given = {
+            name: value
+            for name in self.__struct_fields__
+            if (value := getattr(self, name)) is not msgspec.UNSET
+        }
+        if not given:
+            listed = ", ".join(
+                "from" if name == "sender" else name for name in self.__struct_fields__
+            )
+            raise ValidationFailed.one("body", f"must set at least one of {listed}")
+        return CampaignEdit(given)
 
 
 class CountsOut(msgspec.Struct):

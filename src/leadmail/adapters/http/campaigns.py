@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
-from litestar import Request, get, post
+from litestar import Request, delete, get, post, put
 from litestar.params import JSONBody, Parameter
 
 from leadmail.adapters.http.campaign_schemas import (
+    CampaignChangeIn,
     CampaignIn,
     CampaignOut,
     CampaignPageOut,
@@ -18,6 +19,8 @@ from leadmail.adapters.http.discovery import DiscoverableController, options_for
 from leadmail.adapters.http.envelopes import (
     CampaignEnvelope,
     CampaignPageEnvelope,
+    DeletedCampaignEnvelope,
+    DeletedCampaignOut,
     RecipientPageEnvelope,
 )
 from leadmail.adapters.http.operation_errors import error_responses
@@ -51,8 +54,16 @@ CREATE_TEXT = (
 )
 ACTION_TEXT = (
     "Statuses an action applies to: start (draft), pause (scheduled or running), resume"
-    " (paused), cancel (draft, scheduled, running or paused); any other: 409"
-    " `CAMPAIGN_STATE` naming the current status."
+    " (paused), cancel (draft, scheduled, running or paused), update (draft or scheduled),"
+    " delete (draft); any other: 409 `CAMPAIGN_STATE` naming the current status."
+)
+UPDATE_TEXT = (
+    "Partial: the fields of createCampaign but `draft`, any subset (at least one); omitted"
+    " ones stay as they are, and null clears `reply_to` and `send_at` (and gives `from` the"
+    " default sender). The result is checked as a creation is, and nothing changes when a"
+    " check fails. A draft stays a draft. A scheduled campaign is started again with its new"
+    " body: its audience is frozen anew from the leads as they are now, and it waits for its"
+    " `send_at`, or runs at once when that is null or past. "
 )
 _STATE = (CampaignNotFound, CampaignStateConflict)
 
@@ -63,7 +74,7 @@ class CampaignController(DiscoverableController):
     campaigns: ClassVar[CampaignService]
 
     collection_options = options_for("/", "GET", "POST")
-    item_options = options_for("/{campaign_id:str}", "GET")
+    item_options = options_for("/{campaign_id:str}", "GET", "PUT", "DELETE")
     start_options = options_for("/{campaign_id:str}/start", "POST")
     pause_options = options_for("/{campaign_id:str}/pause", "POST")
     resume_options = options_for("/{campaign_id:str}/resume", "POST")
@@ -120,6 +131,40 @@ class CampaignController(DiscoverableController):
     ) -> CampaignEnvelope:
         view = await self.campaigns.get(request.user.account_id, campaign_id)
         return CampaignEnvelope.of("Campaign retrieved", CampaignOut.of(view))
+
+    @put(
+        "/{campaign_id:str}",
+        summary="Change a draft or scheduled campaign",
+        description=UPDATE_TEXT + ACTION_TEXT,
+        operation_id="updateCampaign",
+        responses=error_responses(
+            *_STATE,
+            ValidationFailed,
+            TemplateNotFound,
+            AudienceEmpty,
+            SenderNotAllowed,
+            body=True,
+        ),
+    )
+    async def update_campaign(
+        self, request: AuthedRequest, campaign_id: CampaignId, data: JSONBody[CampaignChangeIn]
+    ) -> CampaignEnvelope:
+        view = await self.campaigns.edit(request.user.account_id, campaign_id, data.edit())
+        return CampaignEnvelope.of("Campaign updated", CampaignOut.of(view))
+
+    @delete(
+        "/{campaign_id:str}",
+        status_code=200,
+        summary="Delete a draft campaign",
+        description="A campaign that has started is history: cancel it instead. " + ACTION_TEXT,
+        operation_id="deleteCampaign",
+        responses=error_responses(*_STATE),
+    )
+    async def delete_campaign(
+        self, request: AuthedRequest, campaign_id: CampaignId
+    ) -> DeletedCampaignEnvelope:
+        await self.campaigns.delete(request.user.account_id, campaign_id)
+        return DeletedCampaignEnvelope.of("Campaign deleted", DeletedCampaignOut(id=campaign_id))
 
     @post(
         "/{campaign_id:str}/start",

@@ -13,6 +13,7 @@ from leadmail.adapters.http.import_schemas import ImportErrorPageOut, ImportOut,
 from leadmail.adapters.http.privacy_schemas import ErasedOut, PersonalDataOut
 from leadmail.adapters.http.schemas import (
     AllowedOut,
+    CampaignId,
     CountOut,
     DeletedOut,
     LeadId,
@@ -212,6 +213,14 @@ class ImportErrorPageEnvelope(Ok):
 
 class CampaignEnvelope(Ok):
     data: CampaignOut
+
+
+class DeletedCampaignOut(msgspec.Struct):
+    id: CampaignId
+
+
+class DeletedCampaignEnvelope(Ok):
+    data: DeletedCampaignOut
 
 
 class CampaignPageEnvelope(Ok):

@@ -69,6 +69,8 @@ COMPONENT_NAMES = {
     envelopes.DeletedTemplateOut: "DeletedTemplate",
     envelopes.FieldErrorOut: "FieldError",
     campaign_schemas.CampaignIn: "NewCampaign",
+    campaign_schemas.CampaignChangeIn: "CampaignChange",
+    envelopes.DeletedCampaignOut: "DeletedCampaign",
     campaign_schemas.CampaignOut: "Campaign",
     campaign_schemas.CampaignPageOut: "CampaignPage",
     campaign_schemas.CountsOut: "CampaignCounts",
@@ -92,6 +94,7 @@ REQUEST_BODIES = (
     schemas.SendEmailIn,
     schemas.SendTemplateIn,
     campaign_schemas.CampaignIn,
+    campaign_schemas.CampaignChangeIn,
     suppression_schemas.SuppressionIn,
     privacy_schemas.EraseIn,
     template_schemas.TemplateIn,
@@ -132,7 +135,11 @@ def finish(
         body = schemas_.get(cls.__name__)
         if isinstance(body, Schema):
             body.additional_properties = False
-            if cls in (schemas.LeadPatchIn, template_schemas.TemplateChangeIn):
+            if cls in (
+                schemas.LeadPatchIn,
+                template_schemas.TemplateChangeIn,
+                campaign_schemas.CampaignChangeIn,
+            ):
                 # an update must change something
                 body.min_properties = 1
     document.components.schemas = {renames.get(k, k): v for k, v in schemas_.items()}

@@ -79,6 +79,10 @@ REQUESTS: dict[type[Any], dict[str, Any]] = {
     template_schemas.TemplateChangeIn: {
         "subject": "{{first_name}}, our open day is on {{date}}: come and see",
     },
+    campaign_schemas.CampaignChangeIn: {
+        "name": "March open day: second call",
+        "send_at": "2026-03-09T09:00:00Z",
+    },
     campaign_schemas.CampaignIn: {
         "name": campaign_examples.CAMPAIGN.name,
         "template_id": "welcome",

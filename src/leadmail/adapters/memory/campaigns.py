@@ -3,7 +3,7 @@ each method is atomic by itself (as one SQL statement or transaction is)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -24,11 +24,13 @@ from leadmail.domain.lead_listing import PageCursor
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 
 _PENDING, _SENDING = RecipientStatus.PENDING, RecipientStatus.SENDING
+_FORGOTTEN = (_PENDING, RecipientStatus.SKIPPED)  # forget: what a freeze wrote
 
 
 class MemoryCampaignRepository(CampaignRepository):
     def __init__(self) -> None:
         self._campaigns: dict[str, Campaign] = {}
+        self._forgotten: list[Callable[[str], object]] = []
 
     async def add(self, campaign: Campaign) -> None:
         self._campaigns[campaign.campaign_id] = campaign
@@ -44,8 +46,41 @@ class MemoryCampaignRepository(CampaignRepository):
         stored = self._campaigns.get(campaign.campaign_id)
         if stored is None or stored.status is not expected:
             return None
+        # What a transition changes (as the SQL store's UPDATE): the body stays as stored.
+        changed = replace(
+            stored,
+            status=campaign.status,
+            failure_reason=campaign.failure_reason,
+            updated_at=campaign.updated_at,
+            started_at=campaign.started_at,
+            finished_at=campaign.finished_at,
+            template_version=campaign.template_version,
+            layout_id=campaign.layout_id,
+            layout_version=campaign.layout_version,
+        )
+        self._campaigns[campaign.campaign_id] = changed
+        return changed
+
+    async def rewrite(self, campaign: Campaign, expected: CampaignStatus) -> Campaign | None:
+        stored = self._campaigns.get(campaign.campaign_id)
+        if stored is None or stored.status is not expected:
+            return None
         self._campaigns[campaign.campaign_id] = campaign
         return campaign
+
+    async def remove(self, campaign: Campaign, expected: CampaignStatus) -> bool:
+        stored = self._campaigns.get(campaign.campaign_id)
+        if stored is None or stored.status is not expected:
+            return False
+        del self._campaigns[campaign.campaign_id]
+        for forgotten in self._forgotten:
+            forgotten(campaign.campaign_id)
+        return True
+
+    def on_remove(self, forget: Callable[[str], object]) -> None:
+        """``forget(campaign_id)`` after a campaign is removed (its recipients go with it,
+        as the foreign key's cascade does in SQL)."""
+        self._forgotten.append(forget)
 
     async def active(self) -> list[Campaign]:
         waiting = (CampaignStatus.RUNNING, CampaignStatus.SCHEDULED)
@@ -87,6 +122,7 @@ class MemoryRecipientRepository(RecipientRepository):
         self._rows: dict[str, dict[str, Recipient]] = {}  # campaign -> lead -> recipient
         self._leases: dict[tuple[str, str], str] = {}  # (campaign, lead) -> lease id
         self._retry: set[tuple[str, str]] = set()  # (campaign, batch): leasable as it was
+        campaigns.on_remove(lambda campaign_id: self._rows.pop(campaign_id, None))
 
     async def freeze(self, campaign: Campaign, required: Sequence[str] = ()) -> int:
         rows = self._rows.setdefault(campaign.campaign_id, {})
@@ -198,6 +234,13 @@ class MemoryRecipientRepository(RecipientRepository):
             changed += 1
         self._retry = {(c, b) for c, b in self._retry if c != campaign_id}
         return changed
+
+    async def forget(self, campaign_id: str) -> int:
+        rows = self._rows.get(campaign_id, {})
+        gone = [r.lead_id for r in rows.values() if r.status in _FORGOTTEN]
+        for lead_id in gone:
+            del rows[lead_id]
+        return len(gone)
 
     async def counts(self, campaign_id: str) -> CampaignCounts:
         return self._counts(campaign_id)
