@@ -453,11 +453,13 @@ async def test_a_change_that_loses_a_race_is_409_and_changes_nothing(
         return await original(campaign, expected)
 
     monkeypatch.setattr(store, method, started_first)
+    change = (
+        rig.campaigns.edit(ACCOUNT, draft.campaign_id, CampaignEdit({"name": "New"}))
+        if action == "edit"
+        else rig.campaigns.delete(ACCOUNT, draft.campaign_id)
+    )
     with pytest.raises(CampaignStateConflict, match="is running: it cannot be"):
-        if action == "edit":
-            await rig.campaigns.edit(ACCOUNT, draft.campaign_id, CampaignEdit({"name": "New"}))
-        else:
-            await rig.campaigns.delete(ACCOUNT, draft.campaign_id)
+        await change
 
     view = await rig.campaigns.get(ACCOUNT, draft.campaign_id)
     assert (view.campaign.status, view.campaign.name) == (CampaignStatus.RUNNING, draft.name)

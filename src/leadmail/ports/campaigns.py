@@ -31,9 +31,9 @@ class CampaignRepository(Protocol):
 
     async def save(self, campaign: Campaign, expected: CampaignStatus) -> Campaign | None:
         """Write ``campaign``'s transition over the stored one (its status, failure reason,
-        moments and frozen versions; its body stays as stored) only if the stored status is still ``expected``: a compare-and-set, so of
-        two changes made at once from one status, one lands and the other gets None (read
-        it again and decide anew)."""
+        moments and frozen versions; its body stays as stored) only if the stored status
+        is still ``expected``: a compare-and-set, so of two changes made at once from one
+        status, one lands and the other gets None (read it again and decide anew)."""
         ...
 
     async def rewrite(self, campaign: Campaign, expected: CampaignStatus) -> Campaign | None:
