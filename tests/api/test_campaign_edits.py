@@ -118,7 +118,8 @@ async def test_the_sender_is_held_to_the_policy_and_null_gives_the_default() -> 
     )
     async with open_api(settings=policy) as api:
         await march_leads(api, 1)
-        draft = await create(api, draft=True, **{"from": "ada@example.com"})
+        sender: dict[str, Any] = {"from": "ada@example.com"}
+        draft = await create(api, None, draft=True, **sender)
 
         elsewhere = await put(api, draft["id"], {"from": "ada@elsewhere.org"})
         assert_error(elsewhere, 403, "SENDER_NOT_ALLOWED")
