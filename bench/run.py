@@ -30,6 +30,7 @@ from bench.campaigns import run_campaigns
 from bench.common import ROOT, log, relative
 from bench.database import account_with_key, fresh_database, prepare, row_counts
 from bench.lead_files import run_lead_files, with_lead_files
+from bench.lead_search import run_search, with_search
 from bench.loadgen import LoadError
 from bench.long_rows import run_long_rows, with_long_rows
 from bench.measure import Bench, count_instructions, progress
@@ -52,6 +53,7 @@ from bench.scenarios import (
     PGBENCH_ID,
     PGBENCH_TITLE,
     SCENARIOS,
+    SEARCH_ID,
     SEGMENT_ID,
     Scenario,
     own_template,
@@ -76,6 +78,7 @@ def run(opts: Options) -> dict[str, Any]:
     lead_files: dict[str, Any] = {}
     long_rows: dict[str, Any] = {}
     message_log: dict[str, Any] = {}
+    search: dict[str, Any] = {}
     campaigns: dict[str, Any] = {}
 
     local = urlsplit(opts.postgres_url).hostname in (None, "", "127.0.0.1", "localhost", "::1")
@@ -140,6 +143,9 @@ def run(opts: Options) -> dict[str, Any]:
             big = account_with_key(db_url, env, "bench-message-log")
             small = account_with_key(db_url, env, "bench-message-log-small")
             message_log = run_message_log(servers["leadmail"].url, big, small, db_url)
+        if opts.selected(SEARCH_ID):  # 1,000,000 leads in an account of its own
+            q_key, q_account = account_with_key(db_url, env, "bench-search")
+            search = run_search(servers["leadmail"].url, q_key, db_url, q_account)
         if files := {i for i in FILE_IDS if opts.selected(i)}:
             f_key, _ = account_with_key(db_url, env, "bench-files")
             lead_files = run_lead_files(files, servers["leadmail"], f_key)
@@ -170,6 +176,7 @@ def run(opts: Options) -> dict[str, Any]:
     }
     report = with_lead_files(assemble(opts, scenarios, got, meta), lead_files)
     report = with_message_log(with_long_rows(report, long_rows), message_log)
+    report = with_search(report, search)
     return with_campaigns(report, campaigns)
 
 

@@ -122,17 +122,26 @@ IMPORT_ID = "IM"  # a 100,000-row CSV import (bench/lead_files.py)
 EXPORT_ID = "EX"  # the CSV export of 100,000 leads
 LONG_ROWS_ID = "LR"  # CSV imports of rows of megabytes (bench/long_rows.py)
 MESSAGE_LOG_ID = "ML"  # the message log at 1,000,000 messages (bench/message_log.py)
+SEARCH_ID = "QS"  # a lead search at 1,000,000 leads (bench/lead_search.py)
 # Campaigns, each on its database (bench/campaigns.py).
 CAMPAIGN_IDS = ("K1", "K2", "K3", "K4", "K5", "K1a", "K2a")
 IDS = frozenset(
     {s.id for s in SCENARIOS}
     | {PGBENCH_ID, BATCH_ID, INSTR_ID, SEGMENT_ID, IMPORT_ID, EXPORT_ID, LONG_ROWS_ID}
-    | {MESSAGE_LOG_ID}
+    | {MESSAGE_LOG_ID, SEARCH_ID}
     | set(CAMPAIGN_IDS)
 )
 FILE_IDS = (IMPORT_ID, EXPORT_ID)
-# Besides the wrk scenarios, what needs leadmail serve: the emails, T, IM, EX, LR and ML.
-LEADMAIL_EXTRAS = (BATCH_ID, SEGMENT_ID, IMPORT_ID, EXPORT_ID, LONG_ROWS_ID, MESSAGE_LOG_ID)
+# Besides the wrk scenarios, what needs leadmail serve: the emails, T, IM, EX, LR, ML, QS.
+LEADMAIL_EXTRAS = (
+    BATCH_ID,
+    SEGMENT_ID,
+    IMPORT_ID,
+    EXPORT_ID,
+    LONG_ROWS_ID,
+    MESSAGE_LOG_ID,
+    SEARCH_ID,
+)
 
 
 def own_template(base_url: str, key: str) -> None:

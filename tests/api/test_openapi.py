@@ -143,6 +143,7 @@ def test_the_list_documents_its_query_parameters(spec: dict[str, Any]) -> None:
         "source",
         "phone",
         "tag",
+        "q",
         "any_tag",
         "not_tag",
         "created_after",

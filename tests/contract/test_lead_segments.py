@@ -249,8 +249,10 @@ class TestSegments:
         account, leads = school
         ada, bob, cy, dee = (leads[k].lead_id for k in ("ada", "bob", "cy", "dee"))
 
-        assert await segment(storage, account, fields=(("city", "Leeds"),)) == [ada]
-        assert await segment(storage, account, fields=(("city", "leeds"),)) == [cy]
+        # Text in any case (issue 27), as tags compare.
+        assert await segment(storage, account, fields=(("city", "Leeds"),)) == [ada, cy]
+        assert await segment(storage, account, fields=(("city", "LEEDS"),)) == [ada, cy]
+        assert await segment(storage, account, fields=(("city", "leeds "),)) == []  # not trimmed
         assert await segment(storage, account, fields=(("age", 34),)) == [ada, bob]  # 34.0
         assert await segment(storage, account, fields=(("age", "34"),)) == [cy]
         assert await segment(storage, account, fields=(("newsletter", True),)) == [ada]
@@ -261,6 +263,8 @@ class TestSegments:
         assert await segment(storage, account, fields=(("missing", "x"),)) == []
         both = (("age", 34), ("city", "York"))
         assert await segment(storage, account, fields=both) == [bob]
+        both = (("age", 34), ("city", "leeds"))  # a number and a text at once
+        assert await segment(storage, account, fields=both) == [ada]
 
     async def test_time_range_is_strict(self, storage: Storage, school: Any) -> None:
         account, leads = school

@@ -96,6 +96,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_27t07_45_00_000000_imports_listing as imports_listing,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_27t09_40_00_000000_lead_search_index as lead_search_index,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -129,6 +132,8 @@ TEMPLATE_MIGRATIONS = [account_templates.ID]
 # The message log listed: messages' campaign, their addresses (a table), their indexes;
 # then the imports' listing index.
 LOG_MIGRATIONS = [message_log.ID, imports_listing.ID]
+# The trigram index of a lead search (Postgres only, with pg_trgm).
+SEARCH_MIGRATIONS = [lead_search_index.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -148,6 +153,7 @@ MAIL_MIGRATIONS = sorted(
         *SECRET_MIGRATIONS,
         *TEMPLATE_MIGRATIONS,
         *LOG_MIGRATIONS,
+        *SEARCH_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -167,6 +173,7 @@ RENAME_MIGRATIONS = sorted(
         *SECRET_MIGRATIONS,
         *TEMPLATE_MIGRATIONS,
         *LOG_MIGRATIONS,
+        *SEARCH_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -647,4 +654,19 @@ async def test_the_message_log_migration_indexes_the_messages_already_stored(
     assert all(m.campaign_id is None for m in to_tom.messages)
     schema = await empty.schema()
     assert {"messages_log", "message_addresses_log"} <= set(schema.indexes)
+    await assert_usable(empty.database)
+
+
+async def test_the_search_index_is_made_on_postgres_and_rolled_back(
+    empty: EmptyDatabase,
+) -> None:
+    postgres = empty.database.kind == "postgres"
+    await migrate(empty.database)
+    assert ("leads_search" in (await empty.schema()).indexes) is postgres
+
+    await rollback_all(empty.database, down_to=SEARCH_MIGRATIONS[0])
+
+    assert "leads_search" not in (await empty.schema()).indexes
+    assert await migrate(empty.database) == applied_from(SEARCH_MIGRATIONS[0])
+    assert ("leads_search" in (await empty.schema()).indexes) is postgres
     await assert_usable(empty.database)

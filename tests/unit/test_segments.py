@@ -254,3 +254,32 @@ def test_to_json_is_read_back_by_from_json_as_the_same_filter(given: dict[str, A
 
     assert LeadFilter.from_json(written) == segment
     assert LeadFilter.from_json(json.loads(json.dumps(written))) == segment  # as stored
+
+
+def test_q_is_folded_and_trimmed_blank_is_no_search_and_round_trips() -> None:
+    searched = LeadFilter.parse([("q", "  Ada LOV ")])
+
+    assert searched.search == "ada lov"
+    assert LeadFilter.from_json(searched.to_json()) == searched
+    assert LeadFilter.parse([("q", "   ")]) == LeadFilter()
+    assert LeadFilter.from_json({"q": "Zoë", "tag": "vip"}).search == "zoë"
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ([("q", "a" * 255)], "must be at most 254 characters"),
+        ([("q", "ada\x00")], "must not contain NUL characters"),
+        ([("q", "ada"), ("q", "bob")], "may be given only once"),
+    ],
+)
+def test_a_bad_q_is_refused_naming_it(given: list[tuple[str, str]], message: str) -> None:
+    with pytest.raises(ValidationFailed) as refused:
+        LeadFilter.parse(given)
+
+    assert [(e.field, e.message) for e in refused.value.errors] == [("q", message)]
+
+
+def test_q_in_json_must_be_text() -> None:
+    with pytest.raises(ValidationFailed, match="q"):
+        LeadFilter.from_json({"q": 5})

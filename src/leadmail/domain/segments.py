@@ -31,7 +31,11 @@ TAG_FILTERS = ("tag", "any_tag", "not_tag")
 EXACT_FILTERS = ("email", "source", "phone")  # exact values (email: the same mailbox)
 TIME_FILTERS = ("created_after", "created_before")  # RFC 3339, strictly after / before
 FIELD_PREFIX = "field."  # field.<key>=<value>: the custom field has exactly that value
-FILTER_NAMES = (*TAG_FILTERS, *EXACT_FILTERS, *TIME_FILTERS)
+SEARCH_FILTER = "q"  # a prefix of a word of the name, or of the address, in any case
+FILTER_NAMES = (*TAG_FILTERS, *EXACT_FILTERS, *TIME_FILTERS, SEARCH_FILTER)
+MAX_SEARCH = 254  # characters of ``q``: the longest address
+# What begins a word of a name, besides its start (SQL: lead_segments.py says the same).
+WORD_STARTS = (" ", "-")
 NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 RFC3339 = re.compile(
     r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)"
@@ -41,12 +45,36 @@ _FIRST = datetime.min.replace(tzinfo=UTC)
 _LAST = datetime.max.replace(tzinfo=UTC)
 
 
+def fold(text: str) -> str:
+    """Text as a search and a custom text field compare it: lower-cased (Unicode), as
+    Postgres's lower() does under a UTF-8 locale; SQLite calls this very function."""
+    return text.lower()
+
+
+def search_matches(name: str, email_key: str, search: str) -> bool:
+    """``search`` (folded) begins a word of ``name`` or begins the address (its
+    ``email_key``, lower-cased already)."""
+    if email_key.startswith(search):
+        return True
+    folded = fold(name)
+    return folded.startswith(search) or any(f"{start}{search}" in folded for start in WORD_STARTS)
+
+
+def field_matches(stored: FieldValue, wanted: FieldValue) -> bool:
+    """A custom field against a filter's value: text in any case, other values by JSON
+    type (``same_value``)."""
+    if isinstance(stored, str) and isinstance(wanted, str):
+        return fold(stored) == fold(wanted)
+    return same_value(stored, wanted)
+
+
 @dataclass(frozen=True, slots=True)
 class LeadFilter:
     """The leads whose ``equals`` attributes have those values, that have every tag of
     ``all_tags``, one of ``any_tags`` (if any), none of ``no_tags``, were created strictly
-    between the two moments given, and whose custom fields have the ``fields`` values
-    (compared by JSON type: ``same_value``)."""
+    between the two moments given, whose custom fields have the ``fields`` values
+    (``field_matches``: text in any case, the rest by JSON type), and that ``search``
+    finds (``search_matches``; folded, "" for none)."""
 
     equals: tuple[tuple[str, str], ...] = ()  # (attribute of Lead, value)
     all_tags: Tags = ()
@@ -55,6 +83,7 @@ class LeadFilter:
     created_after: datetime | None = None
     created_before: datetime | None = None
     fields: tuple[tuple[str, FieldValue], ...] = ()
+    search: str = ""
 
     @classmethod
     def parse(cls, pairs: Iterable[tuple[str, str]]) -> LeadFilter:
@@ -92,6 +121,8 @@ class LeadFilter:
                 found[name] = at.astimezone(UTC).isoformat().replace("+00:00", "Z")
         for key, field_value in self.fields:
             found[FIELD_PREFIX + key] = field_value
+        if self.search:
+            found[SEARCH_FILTER] = self.search
         return found
 
     def matches(self, lead: Lead) -> bool:
@@ -104,9 +135,10 @@ class LeadFilter:
             and (self.created_after is None or lead.created_at > self.created_after)
             and (self.created_before is None or lead.created_at < self.created_before)
             and all(
-                key in lead.fields and same_value(lead.fields[key], value)
+                key in lead.fields and field_matches(lead.fields[key], value)
                 for key, value in self.fields
             )
+            and (not self.search or search_matches(lead.name, lead.email_key, self.search))
         )
 
 
@@ -116,6 +148,7 @@ def _build(grouped: dict[str, list[object]], *, typed: bool) -> LeadFilter:
     equals: list[tuple[str, str]] = []
     times: dict[str, datetime] = {}
     fields: list[tuple[str, FieldValue]] = []
+    search = ""
     for name, values in grouped.items():
         try:
             if name in TAG_FILTERS:
@@ -135,6 +168,8 @@ def _build(grouped: dict[str, list[object]], *, typed: bool) -> LeadFilter:
                 fields.append((name.removeprefix(FIELD_PREFIX), _field_value(value, typed)))
             elif name in TIME_FILTERS:
                 times[name] = moment(_text(value))
+            elif name == SEARCH_FILTER:
+                search = _search(_text(value))
             else:
                 equals.append(_exact(name, _text(value)))
         except ValueError as e:
@@ -151,7 +186,15 @@ def _build(grouped: dict[str, list[object]], *, typed: bool) -> LeadFilter:
         created_after=times.get("created_after"),
         created_before=times.get("created_before"),
         fields=tuple(sorted(fields)),
+        search=search,
     )
+
+
+def _search(value: str) -> str:
+    """Folded and trimmed; blank is no search (a search box left empty)."""
+    if len(value) > MAX_SEARCH:
+        raise ValueError(f"must be at most {MAX_SEARCH} characters")
+    return fold(value.strip())
 
 
 def _text(value: object) -> str:

@@ -8,6 +8,9 @@ from piccolo.engine.base import Engine
 from piccolo.engine.postgres import PostgresEngine
 from piccolo.engine.sqlite import SQLiteEngine
 
+from leadmail.adapters.db.lead_segments import SQLITE_FOLD, SQLITE_SEARCH
+from leadmail.domain.segments import fold, search_matches
+
 SQLITE_PREFIX = "sqlite:///"
 SQLITE_BUSY_TIMEOUT_S = 30.0
 
@@ -29,11 +32,52 @@ class DeferredPostgresEngine(PostgresEngine):
         return None
 
 
+class LeadmailSQLiteEngine(SQLiteEngine):
+    """Piccolo's SQLite engine, each connection given the domain's own text functions
+    (lead_segments.py calls them), so a search and a custom text field compare exactly as
+    the domain and Postgres do."""
+
+    async def get_connection(self) -> Any:
+        connection = await super().get_connection()
+        await connection.create_function(SQLITE_FOLD, 1, _fold, deterministic=True)
+        await connection.create_function(SQLITE_SEARCH, 3, _search, deterministic=True)
+        return connection
+
+    async def _run_in_new_connection(
+        self,
+        query: str,
+        args: list[Any] | None = None,
+        query_type: str = "generic",
+        table: Any = None,
+    ) -> Any:
+        """A statement outside a transaction: Piccolo opens its own connection here, not
+        through get_connection; this one does (the functions), then commits and closes."""
+        connection = await self.get_connection()
+        try:
+            rows = await self._run_in_existing_connection(
+                connection, query, args, query_type, table
+            )
+            await connection.commit()
+            return rows
+        finally:
+            await connection.close()
+
+
+def _fold(text: object) -> str | None:
+    return fold(text) if isinstance(text, str) else None
+
+
+def _search(name: object, email_key: object, search: object) -> bool:
+    if not (isinstance(name, str) and isinstance(email_key, str) and isinstance(search, str)):
+        return False
+    return search_matches(name, email_key, search)
+
+
 def engine_for_url(
     url: str, *, connect_timeout: float = 5.0, command_timeout: float = 30.0
 ) -> Engine[Any]:
     if url.startswith(SQLITE_PREFIX):
-        return SQLiteEngine(path=sqlite_path(url), timeout=SQLITE_BUSY_TIMEOUT_S)
+        return LeadmailSQLiteEngine(path=sqlite_path(url), timeout=SQLITE_BUSY_TIMEOUT_S)
     if url.startswith(("postgres://", "postgresql://")):
         return DeferredPostgresEngine(
             config={"dsn": url, "timeout": connect_timeout, "command_timeout": command_timeout}

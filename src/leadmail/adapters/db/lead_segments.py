@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from leadmail.domain.custom_fields import encode_fields
 from leadmail.domain.lead_listing import LeadQuery
-from leadmail.domain.segments import LeadFilter
+from leadmail.domain.segments import WORD_STARTS, LeadFilter, fold
 
 Kind = Literal["sqlite", "postgres"]
 # The attributes a segment compares exactly, and their columns (the same names).
@@ -48,6 +48,27 @@ def _conditions(kind: Kind, segment: LeadFilter) -> tuple[list[str], list[Any]]:
     return sql, args
 
 
+# SQLite's functions for what it cannot say itself, the domain's own (Python) code:
+# adapters/db/connect.py registers them on every connection.
+SQLITE_FOLD = "leadmail_fold"  # segments.fold
+SQLITE_SEARCH = "leadmail_search"  # segments.search_matches(name, email_key, search)
+
+
+def _like_prefix(text: str) -> str:
+    """``text`` as a LIKE pattern's literal (backslash escapes, Postgres's default)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _search_postgres(search: str, sql: list[str], args: list[Any]) -> None:
+    """A word of the name, or the address, begins with ``search``: LIKE patterns the
+    trigram index ``leads_search`` (lower(name), email_key) serves."""
+    literal = _like_prefix(search)
+    words = ['lower("name") LIKE %s' for _ in range(1 + len(WORD_STARTS))]
+    sql.append("(" + " OR ".join([*words, '"email_key" LIKE %s']) + ")")
+    args.extend([f"{literal}%", *(f"%{start}{literal}%" for start in WORD_STARTS)])
+    args.append(f"{literal}%")
+
+
 def _postgres(segment: LeadFilter, sql: list[str], args: list[Any]) -> None:
     if segment.all_tags:
         sql.append('"tags" @> %s::text[]')
@@ -58,10 +79,17 @@ def _postgres(segment: LeadFilter, sql: list[str], args: list[Any]) -> None:
     if segment.no_tags:
         sql.append('NOT ("tags" && %s::text[])')
         args.append(list(segment.no_tags))
-    if segment.fields:
+    typed = {key: value for key, value in segment.fields if not isinstance(value, str)}
+    if typed:
         # Containment of one key's scalar is equality by JSON type: 42 = 42.0, true <> 1.
         sql.append('"fields" @> %s::jsonb')
-        args.append(encode_fields(dict(segment.fields)))
+        args.append(encode_fields(typed))
+    for key, value in segment.fields:
+        if isinstance(value, str):  # text in any case (segments.field_matches)
+            sql.append('jsonb_typeof("fields" -> %s) = \'string\' AND lower("fields" ->> %s) = %s')
+            args.extend([key, key, fold(value)])
+    if segment.search:
+        _search_postgres(segment.search, sql, args)
 
 
 _HAS_TAG = 'EXISTS (SELECT 1 FROM json_each("leads"."tags") WHERE "value" IN ({}))'
@@ -85,11 +113,15 @@ def _sqlite(segment: LeadFilter, sql: list[str], args: list[Any]) -> None:
             sql.append(f"{_JSON_TYPE} = %s")
             args.extend([path, "true" if value else "false"])
         elif isinstance(value, str):
-            sql.append(f"{_JSON_TYPE} = 'text' AND json_extract(\"fields\", %s) = %s")
-            args.extend([path, path, value])
+            extract = f'{SQLITE_FOLD}(json_extract("fields", %s))'
+            sql.append(f"{_JSON_TYPE} = 'text' AND {extract} = %s")
+            args.extend([path, path, fold(value)])
         else:
             sql.append(f"{_JSON_TYPE} IN ('integer', 'real') AND json_extract(\"fields\", %s) = %s")
             args.extend([path, path, _sqlite_number(value)])
+    if segment.search:  # no index: each of the account's leads is tested
+        sql.append(f'{SQLITE_SEARCH}("name", "email_key", %s)')
+        args.append(segment.search)
 
 
 def _sqlite_number(value: float) -> float:
@@ -108,17 +140,20 @@ def page(kind: Kind, account_id: str, query: LeadQuery, columns: str) -> tuple[s
     return f'SELECT {columns} FROM "leads"{clause}{_NEWEST_FIRST} LIMIT {_rows(query)}', args
 
 
-# Postgres, a segment that names tags to have: a page in two tries (PiccoloLeadRepository).
+# Postgres, a segment that names tags to have, or a search: a page in two tries
+# (PiccoloLeadRepository).
 # The planner walks the account's listing index and tests each lead's tags, which is
 # right when matches are spread over time, and reads the whole account when they are not
 # (a tag no lead has; tagged leads all older than many untagged ones: bench/README.md,
 # "Tags and segments"). So: first the page among the newest ``window`` leads after the
 # cursor (a bounded walk), and only if that is not a full page, the page of the matches
-# themselves, found by the GIN index and sorted (bounded by how many match).
+# themselves, found by a GIN index (tags, or the search's trigrams) and sorted (bounded by
+# how many match).
 
 
-def narrows_by_tag(segment: LeadFilter) -> bool:
-    return bool(segment.all_tags or segment.any_tags)
+def narrows(segment: LeadFilter) -> bool:
+    """The segment has a condition an index of its own can find (tags, a search)."""
+    return bool(segment.all_tags or segment.any_tags or segment.search)
 
 
 def page_in_window(

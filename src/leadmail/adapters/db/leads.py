@@ -168,7 +168,7 @@ class PiccoloLeadRepository(LeadRepository):
         return await self._db.fetchrow(_DELETE, account_id, lead_id) is not None
 
     async def list(self, account_id: str, query: LeadQuery) -> list[Lead]:
-        if self._db.kind == "postgres" and lead_segments.narrows_by_tag(query.filter):
+        if self._db.kind == "postgres" and lead_segments.narrows(query.filter):
             rows = await self._fetch(
                 lead_segments.page_in_window(account_id, query, _ALL, self._page_window)
             )

@@ -24,6 +24,8 @@ from leadmail.domain.segments import (
     EXACT_FILTERS,
     FIELD_PREFIX,
     FILTER_NAMES,
+    MAX_SEARCH,
+    SEARCH_FILTER,
     TAG_FILTERS,
     TIME_FILTERS,
 )
@@ -35,7 +37,8 @@ AUDIENCE_TEXT = (
     "The segment: the filters of listLeads as a JSON object (`{}`: every lead). `tag`,"
     " `any_tag`, `not_tag`: a tag or a non-empty list of tags; `email`, `source`, `phone`: text;"
     " `created_after`, `created_before`: RFC 3339; `field.<key>`: a custom field's value,"
-    ' compared as its own JSON type (`42` matches numbers, `"42"` text).'
+    ' compared as its own JSON type (`42` matches numbers, `"42"` text, in any case); `q`:'
+    " a search (the beginning of a word of the name, or of the address, in any case)."
 )
 
 
@@ -59,6 +62,7 @@ def audience_schema() -> Schema:
     properties: dict[str, Schema] = {name: _tag_filter() for name in TAG_FILTERS}
     properties |= {name: _string(pattern=_NO_NUL) for name in EXACT_FILTERS}
     properties |= {name: _string(format="date-time") for name in TIME_FILTERS}
+    properties[SEARCH_FILTER] = _string(maxLength=MAX_SEARCH, pattern=_NO_NUL)
     field_value = Schema(
         one_of=[
             _string(maxLength=MAX_FIELD_TEXT, pattern=_NO_NUL),

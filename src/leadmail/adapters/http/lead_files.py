@@ -183,6 +183,7 @@ class LeadFileController(DiscoverableController):
         phone: s.Phone = None,
         created_after: s.CreatedAfter = None,
         created_before: s.CreatedBefore = None,
+        q: s.Search = None,
     ) -> Stream:
         text = await self.export.open(request.user.account_id, s.segment_of(request))
         return Stream(

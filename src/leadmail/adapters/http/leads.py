@@ -92,6 +92,7 @@ class LeadController(DiscoverableController):
         phone: s.Phone = None,
         created_after: s.CreatedAfter = None,
         created_before: s.CreatedBefore = None,
+        q: s.Search = None,
     ) -> LeadPageEnvelope:
         # The segment as sent (segments.py); the parameters above document it.
         pairs = s.query_pairs(request, paging=True)
@@ -118,6 +119,7 @@ class LeadController(DiscoverableController):
         phone: s.Phone = None,
         created_after: s.CreatedAfter = None,
         created_before: s.CreatedBefore = None,
+        q: s.Search = None,
     ) -> LeadCountEnvelope:
         count = await self.leads.count(request.user.account_id, s.segment_of(request))
         return LeadCountEnvelope.of("Leads counted", CountOut(count=count))

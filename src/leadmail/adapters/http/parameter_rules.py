@@ -13,6 +13,7 @@ from leadmail.domain.campaigns import CAMPAIGN_ID
 from leadmail.domain.idempotency import MAX_KEY_LENGTH
 from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
 from leadmail.domain.message_listing import STATUSES
+from leadmail.domain.segments import MAX_SEARCH
 from leadmail.domain.suppressions import CURSOR as SUPPRESSION_CURSOR
 from leadmail.domain.suppressions import MAX_CURSOR_LENGTH as MAX_SUPPRESSION_CURSOR
 from leadmail.domain.tags import MAX_TAG
@@ -39,6 +40,8 @@ PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("query", "email"): {"pattern": r"^[^\x00]*$"},
     ("query", "source"): {"pattern": r"^[^\x00]*$"},
     ("query", "phone"): {"pattern": r"^[^\x00]*$"},
+    # A lead search: any text but NUL, up to the longest address.
+    ("query", "q"): {"maxLength": MAX_SEARCH, "pattern": r"^[^\x00]*$"},
 }
 VERSION_CURSOR = r"^[1-9][0-9]{0,8}$"
 # Parameters of one operation, by (operation id, name), before those above.

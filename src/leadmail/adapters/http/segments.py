@@ -14,7 +14,7 @@ from litestar.params import Parameter
 
 from leadmail.adapters.http.query_names import QUERY_PREFIXES
 from leadmail.domain.custom_fields import MAX_FIELD_TEXT
-from leadmail.domain.segments import FIELD_PREFIX, LeadFilter
+from leadmail.domain.segments import FIELD_PREFIX, MAX_SEARCH, LeadFilter
 
 # The options of a handler that takes a segment: ``field.<key>`` is read as sent.
 SEGMENT_OPT = {QUERY_PREFIXES: (FIELD_PREFIX,)}
@@ -26,7 +26,10 @@ SEGMENT_TEXT = (
     " `created_before` (RFC 3339, strictly after / before), and `field.<key>=<value>`: the"
     " custom field `<key>` has exactly that value, where `true` and `false` match booleans"
     " and a JSON number (`42`, `4.5`) matches numbers, anything else text (at most"
-    f" {MAX_FIELD_TEXT} characters). Tags are compared lower-cased and trimmed."
+    f" {MAX_FIELD_TEXT} characters), text in any case (`Leeds` finds `leeds`); and `q`: a"
+    " search, the beginning of any word of the name (after a space or a hyphen) or of the"
+    f" address, in any case (at most {MAX_SEARCH} characters; blank: no search). Tags are"
+    " compared lower-cased and trimmed."
     " An unknown parameter, one given twice that is not repeatable, or a malformed value:"
     " 422 naming the parameter."
 )
@@ -50,6 +53,12 @@ Source = Annotated[str | None, Parameter(description="The lead's source, exactly
 Phone = Annotated[
     str | None, Parameter(description="The lead's phone as typed (spaces around ignored)")
 ]
+SEARCH_TEXT = (
+    "A search: leads a word of whose name (after a space or a hyphen), or whose address,"
+    " begins with this, in any case (`ada` finds Ada Lovelace, Tom Adams and ada@x.org;"
+    " `%` and `_` are plain characters). Blank: no search"
+)
+Search = Annotated[str | None, Parameter(description=SEARCH_TEXT)]  # rules: parameter_rules
 CreatedAfter = Annotated[
     str | None, Parameter(description="RFC 3339: leads created strictly after this moment")
 ]
