@@ -57,6 +57,7 @@ async def found(storage: Storage, account: str, search: str, **filters: Any) -> 
         ("ovelace", set()),  # inside a word: not a beginning
         ("jane", {"mary"}),  # after a hyphen
         ("mary-j", {"mary"}),
+        ("mary j", {"mary"}),  # a hyphen of the name is a space to a search
         ("o'b", {"mary"}),
         ("mj@example.org", {"mary"}),  # the whole address
         ("example", set()),  # the address's domain alone is not its beginning
@@ -118,3 +119,40 @@ async def test_a_search_pages_by_its_cursor_through_both_tries(storage: Storage)
     after = PageCursor(first[1].created_at, first[1].lead_id)
     rest = await leads.list(account, LeadQuery(limit=10, after=after, filter=wanted))
     assert [lead.lead_id for lead in rest] == [old[2].lead_id, old[1].lead_id, old[0].lead_id]
+
+
+@pytest.mark.parametrize("spread", [1, 4], ids=["dense", "sparse"])
+async def test_a_sparse_search_pages_alike_through_the_wider_window(
+    storage: Storage, spread: int
+) -> None:
+    """On Postgres with a window of 3: the first finds one match, the wider window (11
+    leads) the page when matches are one in two, and the matches themselves when they are
+    one in five. Every store gives the same pages."""
+    account = await storage.new_account()
+    adas = []
+    for i in range(30):
+        match = i % (spread + 1) == 0
+        lead = a_lead(
+            account,
+            name="Ada Match" if match else "Bob Other",
+            email=f"{'a' if match else 'b'}{i}@example.com",
+            created_at=moment(100 - i),  # i = 0 the newest
+        )
+        await storage.leads.add(lead)
+        if match:
+            adas.append(lead.lead_id)
+    leads = storage.leads
+    if isinstance(leads, PiccoloLeadRepository):
+        leads = PiccoloLeadRepository(leads._db, page_window=3)
+
+    wanted = LeadFilter(search="ada")
+    shown: list[str] = []
+    after = None
+    while True:
+        page = await leads.list(account, LeadQuery(limit=2, after=after, filter=wanted))
+        shown += [lead.lead_id for lead in page[:2]]
+        if len(page) <= 2:
+            break
+        after = PageCursor(page[1].created_at, page[1].lead_id)
+
+    assert shown == adas

@@ -34,8 +34,6 @@ FIELD_PREFIX = "field."  # field.<key>=<value>: the custom field has exactly tha
 SEARCH_FILTER = "q"  # a prefix of a word of the name, or of the address, in any case
 FILTER_NAMES = (*TAG_FILTERS, *EXACT_FILTERS, *TIME_FILTERS, SEARCH_FILTER)
 MAX_SEARCH = 254  # characters of ``q``: the longest address
-# What begins a word of a name, besides its start (SQL: lead_segments.py says the same).
-WORD_STARTS = (" ", "-")
 NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 RFC3339 = re.compile(
     r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)"
@@ -51,13 +49,25 @@ def fold(text: str) -> str:
     return text.lower()
 
 
+def search_text(name: str, email_key: str) -> str:
+    """What a search looks in: a space, the address (lower-cased already), a space, the
+    name folded with its hyphens as spaces. A search matches where it follows a space:
+    the address's beginning, or a word's of the name (Postgres indexes this very text:
+    lead_segments.SEARCH_TEXT)."""
+    return f" {email_key} {fold(name).replace('-', ' ')}"
+
+
 def search_matches(name: str, email_key: str, search: str) -> bool:
-    """``search`` (folded) begins a word of ``name`` or begins the address (its
-    ``email_key``, lower-cased already)."""
-    if email_key.startswith(search):
-        return True
-    folded = fold(name)
-    return folded.startswith(search) or any(f"{start}{search}" in folded for start in WORD_STARTS)
+    """``search`` (folded) begins a word of ``name`` (after its start, a space or a
+    hyphen; a hyphen in the search matches either) or begins the address."""
+    text = search_text(name, email_key)
+    return any(f" {form}" in text for form in search_forms(search))
+
+
+def search_forms(search: str) -> tuple[str, ...]:
+    """The search as the address has it, and as a name has it (hyphens as spaces)."""
+    spaced = search.replace("-", " ")
+    return (search,) if spaced == search else (search, spaced)
 
 
 def field_matches(stored: FieldValue, wanted: FieldValue) -> bool:

@@ -61,9 +61,21 @@ _DELETE = LEADS.delete("account_id", "lead_id")
 _ID_OF_EMAIL = LEADS.select("account_id", "email_key", columns=["lead_id"])
 
 
-# How many of an account's newest leads a tag segment's page looks through before it asks
-# the tags index instead (lead_segments.page_in_window).
+# How many of an account's newest leads a tag or search segment's page looks through
+# before it asks the index instead (lead_segments.page_in_window); and at most how many a
+# second, wider look goes through, when the first found some matches but not a page.
 PAGE_WINDOW = 2000
+WIDEST_WINDOW = 60_000
+
+
+def _wider_window(found: int, limit: int, window: int) -> int | None:
+    """The window that should hold a page at the density the first one showed (with a
+    quarter more), if one of at most WIDEST_WINDOW leads would; None when the first found
+    nothing or a page already, or the matches are too rare for a walk to pay."""
+    if found == 0 or found > limit:
+        return None
+    wanted = (limit + 1) * window * 5 // (found * 4)
+    return wanted if wanted <= WIDEST_WINDOW else None
 
 
 class PiccoloLeadRepository(LeadRepository):
@@ -169,10 +181,14 @@ class PiccoloLeadRepository(LeadRepository):
 
     async def list(self, account_id: str, query: LeadQuery) -> list[Lead]:
         if self._db.kind == "postgres" and lead_segments.narrows(query.filter):
-            rows = await self._fetch(
-                lead_segments.page_in_window(account_id, query, _ALL, self._page_window)
-            )
-            if len(rows) <= query.limit:  # not a full page there: ask the tags index
+            window = self._page_window
+            rows = await self._fetch(lead_segments.page_in_window(account_id, query, _ALL, window))
+            wider = _wider_window(len(rows), query.limit, window)
+            if len(rows) <= query.limit and wider is not None:  # sparse, but not rare
+                rows = await self._fetch(
+                    lead_segments.page_in_window(account_id, query, _ALL, wider)
+                )
+            if len(rows) <= query.limit:  # not a full page there: ask the index
                 rows = await self._fetch(lead_segments.page_of_matches(account_id, query, _ALL))
         else:
             rows = await self._fetch(lead_segments.page(self._db.kind, account_id, query, _ALL))

@@ -1,6 +1,7 @@
-"""Postgres only: the trigram index a lead search (``q``) reads, on the lower-cased name and
-the address key, so that ``lower(name) LIKE 'ada%'``, ``LIKE '% ada%'`` and ``email_key LIKE
-'ada%'`` find their leads without reading the account's (lead_segments.py). It needs the
+"""Postgres only: the trigram index a lead search (``q``) reads, on the text a search looks
+in (segments.search_text: a space, the address, a space, the lower-cased name with its
+hyphens as spaces), so that ``... LIKE '% ada%'`` finds its leads in one index scan
+without reading the account's (lead_segments.SEARCH_TEXT). It needs the
 ``pg_trgm`` extension (trusted since PostgreSQL 13: a database owner may create it). Where
 it cannot be created the search still works, by reading the account's leads: the notice
 says so, and the README. SQLite has no such index; its search tests each lead."""
@@ -24,7 +25,8 @@ END $$""",
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
         CREATE INDEX IF NOT EXISTS leads_search ON leads
-            USING gin (lower(name) gin_trgm_ops, email_key gin_trgm_ops);
+            USING gin ((' ' || email_key || ' ' || translate(lower(name), '-', ' '))
+                gin_trgm_ops);
     END IF;
 END $$""",
     "ANALYZE leads",
