@@ -55,8 +55,9 @@ Phone = Annotated[
 ]
 SEARCH_TEXT = (
     "A search: leads a word of whose name (after a space or a hyphen), or whose address,"
-    " begins with this, in any case (`ada` finds Ada Lovelace, Tom Adams and ada@x.org;"
-    " `%` and `_` are plain characters). Blank: no search"
+    " begins with this, in any case (`ada` finds Ada Lovelace, Tom Adams and ada@x.org; a"
+    " hyphen matches a hyphen or a space; `%` and `_` are plain characters). Blank: no"
+    " search"
 )
 Search = Annotated[str | None, Parameter(description=SEARCH_TEXT)]  # rules: parameter_rules
 CreatedAfter = Annotated[
