@@ -20,6 +20,7 @@ from leadmail.adapters.db.installation_secrets import PiccoloInstallationSecrets
 from leadmail.adapters.db.jobs import PgQueuerJobQueue
 from leadmail.adapters.db.key_cache import CachedApiKeyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
+from leadmail.adapters.db.lead_events import PiccoloLeadEventRepository
 from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.message_events import PiccoloMessageEventRepository
@@ -42,6 +43,7 @@ from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.installation_secrets import MemoryInstallationSecrets
 from leadmail.adapters.memory.jobs import InProcessJobQueue
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
+from leadmail.adapters.memory.lead_events import MemoryLeadEventRepository
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.mail import RecordingEmailProvider
@@ -62,6 +64,7 @@ from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.installation_secrets import InstallationSecrets
 from leadmail.ports.keys import ApiKeyStore
+from leadmail.ports.lead_events import LeadEventRepository
 from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
@@ -82,6 +85,7 @@ from leadmail.services.campaigns import CAMPAIGN_JOB, CampaignService
 from leadmail.services.keys import ApiKeyService, CreatedKey
 from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import IMPORT_JOB, LeadImportService
+from leadmail.services.lead_timeline import LeadTimeline
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
 from leadmail.services.outbox import Outbox
@@ -126,6 +130,7 @@ class Adapters:
     sender_domains: SenderDomainRepository
     events: MessageEventRepository  # what the providers' webhooks said of messages
     personal_data: PersonalDataRepository  # every record naming an address (GDPR)
+    lead_events: LeadEventRepository  # a lead's changes that leave no other trace
     database: Database | None = None
     # The unsubscribe links' key when LEADMAIL_SECRET_KEY is not set.
     secrets: InstallationSecrets = field(default_factory=MemoryInstallationSecrets)
@@ -137,7 +142,8 @@ class Adapters:
         messages = MemoryMessageRepository(suppressions)
         events = MemoryMessageEventRepository(messages)
         recipients = MemoryRecipientRepository(leads, campaigns)
-        imports = MemoryLeadImportRepository(leads)
+        lead_events = MemoryLeadEventRepository(leads)
+        imports = MemoryLeadImportRepository(leads, lead_events)
         return cls(
             leads=leads,
             keys=MemoryApiKeyStore(),
@@ -158,6 +164,7 @@ class Adapters:
             personal_data=MemoryPersonalData(
                 leads, messages, events, campaigns, recipients, imports, suppressions
             ),
+            lead_events=lead_events,
         )
 
     @classmethod
@@ -199,6 +206,7 @@ class Adapters:
             sender_domains=PiccoloSenderDomainRepository(database),
             events=PiccoloMessageEventRepository(database),
             personal_data=PiccoloPersonalData(database),
+            lead_events=PiccoloLeadEventRepository(database),
             database=database,
             secrets=PiccoloInstallationSecrets(database),
         )
@@ -267,10 +275,17 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
     send_template = SendTemplateEmail(addressing, templates, outbox, unsubscribes)
     return Services(
-        leads=LeadService(adapters.leads, clock),
+        leads=LeadService(adapters.leads, adapters.lead_events, clock),
         keys=ApiKeyService(adapters.keys, clock),
         templates=templates,
         messages=MessageService(adapters.messages, adapters.events),
+        lead_timeline=LeadTimeline(
+            adapters.leads,
+            adapters.lead_events,
+            adapters.messages,
+            adapters.events,
+            adapters.suppressions,
+        ),
         send_email=SendEmail(addressing, outbox, unsubscribes),
         send_template_email=send_template,
         imports=imports,

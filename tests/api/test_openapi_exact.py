@@ -40,6 +40,7 @@ BLANKS = ["", " ", "\t \u3000"]
 ANSWER_IDS = {
     ("Lead", "lead_id"): LEAD_ID,
     ("DeletedLead", "lead_id"): LEAD_ID,
+    ("LeadTimeline", "lead_id"): LEAD_ID,
     ("ExistingLead", "lead_id"): LEAD_ID,
     ("CampaignRecipient", "lead_id"): LEAD_ID,
     ("Message", "id"): MESSAGE_ID,

@@ -161,6 +161,7 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
             api, "POST", f"{LEADS}/{lead_id}/tags", json={"add": ["vip"]}
         ),
         (one, "get"): await call(api, "GET", f"{LEADS}/{lead_id}"),
+        (one + "/timeline", "get"): await call(api, "GET", f"{LEADS}/{lead_id}/timeline"),
         (one, "put"): await call(api, "PUT", f"{LEADS}/{lead_id}", json=change),
         (SEND, "post"): sent,
         (TEMPLATE, "post"): await call(api, "POST", TEMPLATE, json=template_send),

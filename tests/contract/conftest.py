@@ -17,6 +17,7 @@ from leadmail.adapters.db.campaigns import PiccoloCampaignRepository
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
+from leadmail.adapters.db.lead_events import PiccoloLeadEventRepository
 from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
@@ -32,6 +33,7 @@ from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepo
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
+from leadmail.adapters.memory.lead_events import MemoryLeadEventRepository
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
@@ -81,6 +83,7 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
         leads = MemoryLeadRepository()
         campaigns = MemoryCampaignRepository()
         suppressions = MemorySuppressionRepository()
+        lead_events = MemoryLeadEventRepository(leads)
         yield Storage(
             adapter.kind,
             leads,
@@ -88,12 +91,13 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
             MemoryTemplateRepository(),
             MemoryMessageRepository(suppressions),
             MemoryIdempotencyStore(),
-            MemoryLeadImportRepository(leads),
+            MemoryLeadImportRepository(leads, lead_events),
             campaigns,
             MemoryRecipientRepository(leads, campaigns),
             suppressions,
             MemorySenderDomainRepository(),
             MemoryAccountTemplateRepository(),
+            lead_events,
         )
         return
     if adapter.shared_database is not None:
@@ -129,6 +133,7 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloSuppressionRepository(database),
         PiccoloSenderDomainRepository(database),
         PiccoloAccountTemplateRepository(database),
+        PiccoloLeadEventRepository(database),
         database,
     )
 

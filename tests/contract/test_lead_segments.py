@@ -304,7 +304,7 @@ class TestSegments:
 
 class TestThroughTheService:
     async def test_concurrent_updates_and_tag_changes_all_land(self, storage: Storage) -> None:
-        service = LeadService(storage.leads)
+        service = LeadService(storage.leads, storage.lead_events)
         account = await storage.new_account()
         lead = await service.add(account, LeadFields.parse(name="Ada", email="ada@example.com"))
         updates = [

@@ -250,7 +250,8 @@ def test_on_sqlite_the_server_sends_a_campaign_itself(tmp_path: Path) -> None:
 
 def assert_logged(rig: CampaignRig, campaign_id: str, emails: list[str]) -> None:
     """The message log holds each of the campaign's messages, marked with it, found by
-    the campaign and by each address (GET /api/v1/email/messages)."""
+    the campaign and by each address (GET /api/v1/email/messages); a recipient's timeline
+    shows its message."""
     with rig.client() as api:
         page = api.get("/api/v1/email/messages", params={"campaign_id": campaign_id, "limit": 100})
         assert page.status_code == 200, page.text
@@ -262,6 +263,15 @@ def assert_logged(rig: CampaignRig, campaign_id: str, emails: list[str]) -> None
         one = api.get("/api/v1/email/messages", params={"to": emails[0].upper()})
         [found] = one.json()["data"]["items"]
         assert found["to"][0].endswith(f"<{emails[0]}>"), one.text
+
+        # The lead's timeline: its campaign message, newest, then its import and creation.
+        [lead] = api.get("/api/v1/leads", params={"email": emails[0]}).json()["data"]["items"]
+        story = api.get(f"/api/v1/leads/{lead['lead_id']}/timeline")
+        assert story.status_code == 200, story.text
+        entries = story.json()["data"]["items"]
+        assert [e["kind"] for e in entries] == ["message", "imported", "created"], story.text
+        assert entries[0]["message"]["id"] == found["id"]
+        assert entries[0]["message"]["campaign_id"] == campaign_id
 
 
 def both_sending(*workers: Worker) -> None:

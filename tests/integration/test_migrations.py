@@ -99,6 +99,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_27t09_40_00_000000_lead_search_index as lead_search_index,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_27t09_50_00_000000_lead_events as lead_events,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -134,6 +137,8 @@ TEMPLATE_MIGRATIONS = [account_templates.ID]
 LOG_MIGRATIONS = [message_log.ID, imports_listing.ID]
 # The trigram index of a lead search (Postgres only, with pg_trgm).
 SEARCH_MIGRATIONS = [lead_search_index.ID]
+# A lead's events for its timeline (a table and its index).
+TIMELINE_MIGRATIONS = [lead_events.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -154,6 +159,7 @@ MAIL_MIGRATIONS = sorted(
         *TEMPLATE_MIGRATIONS,
         *LOG_MIGRATIONS,
         *SEARCH_MIGRATIONS,
+        *TIMELINE_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -174,6 +180,7 @@ RENAME_MIGRATIONS = sorted(
         *TEMPLATE_MIGRATIONS,
         *LOG_MIGRATIONS,
         *SEARCH_MIGRATIONS,
+        *TIMELINE_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -196,6 +203,7 @@ EVENT_TABLES = {"message_events"}
 SECRET_TABLES = {"installation_secrets"}
 TEMPLATE_TABLES = {"account_templates", "template_versions"}
 LOG_TABLES = {"message_addresses"}
+TIMELINE_TABLES = {"lead_events"}
 OUR_TABLES = (
     LEAD_TABLES
     | MAIL_TABLES
@@ -207,6 +215,7 @@ OUR_TABLES = (
     | SECRET_TABLES
     | TEMPLATE_TABLES
     | LOG_TABLES
+    | TIMELINE_TABLES
 )
 LEAD_COLUMNS = {
     "lead_id",
@@ -669,4 +678,19 @@ async def test_the_search_index_is_made_on_postgres_and_rolled_back(
     assert "leads_search" not in (await empty.schema()).indexes
     assert await migrate(empty.database) == applied_from(SEARCH_MIGRATIONS[0])
     assert ("leads_search" in (await empty.schema()).indexes) is postgres
+    await assert_usable(empty.database)
+
+
+async def test_the_lead_events_table_comes_and_goes_with_its_migration(
+    empty: EmptyDatabase,
+) -> None:
+    await migrate(empty.database)
+    schema = await empty.schema()
+    assert schema.tables >= TIMELINE_TABLES
+    assert "lead_events_timeline" in schema.indexes
+
+    await rollback_all(empty.database, down_to=TIMELINE_MIGRATIONS[0])
+
+    assert not (await empty.schema()).tables & TIMELINE_TABLES
+    assert await migrate(empty.database) == applied_from(TIMELINE_MIGRATIONS[0])
     await assert_usable(empty.database)

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
+from leadmail.adapters.memory.lead_events import MemoryLeadEventRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.services.keys import ApiKeyService
 from leadmail.services.leads import LeadService
@@ -24,7 +25,7 @@ def lead_repository() -> MemoryLeadRepository:
 
 @pytest.fixture
 def lead_service(lead_repository: MemoryLeadRepository, clock: FakeClock) -> LeadService:
-    return LeadService(lead_repository, clock=clock)
+    return LeadService(lead_repository, MemoryLeadEventRepository(lead_repository), clock=clock)
 
 
 @pytest.fixture

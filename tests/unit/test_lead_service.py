@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from leadmail.adapters.memory.lead_events import MemoryLeadEventRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.domain.errors import LeadNotFound
 from leadmail.domain.lead_listing import LeadQuery
@@ -279,7 +280,8 @@ async def test_paging_visits_every_lead_once_in_order(
 async def test_paging_is_stable_when_leads_share_a_timestamp(
     lead_repository: MemoryLeadRepository,
 ) -> None:
-    service = LeadService(lead_repository, clock=FakeClock())  # time stands still
+    events = MemoryLeadEventRepository(lead_repository)
+    service = LeadService(lead_repository, events, clock=FakeClock())  # time stands still
     leads = await add_many(service, ACME, 11)
 
     listed = await list_all(service, ACME, limit=4)

@@ -3,20 +3,27 @@ from __future__ import annotations
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.errors import LeadNotFound
 from leadmail.domain.lead_listing import LeadPage, LeadQuery, page_of
+from leadmail.domain.lead_timeline import tags_changed, updated
 from leadmail.domain.leads import Lead, LeadChanges, LeadFields, new_lead_id
 from leadmail.domain.segments import LeadFilter
 from leadmail.domain.tags import TagChange
+from leadmail.ports.lead_events import LeadEventRepository
 from leadmail.ports.leads import LeadRepository
 
 
 class LeadService:
     """Add, read, change and delete the leads of one account at a time.
 
-    Every method takes the caller's ``account_id``; nothing crosses accounts.
+    Every method takes the caller's ``account_id``; nothing crosses accounts. A change
+    records its event for the lead's timeline once it is written (a crash between the two
+    loses the event, never the change).
     """
 
-    def __init__(self, repository: LeadRepository, clock: Clock = utc_now) -> None:
+    def __init__(
+        self, repository: LeadRepository, events: LeadEventRepository, clock: Clock = utc_now
+    ) -> None:
         self._repository = repository
+        self._events = events
         self._clock = clock
 
     async def add(self, account_id: str, fields: LeadFields) -> Lead:
@@ -36,13 +43,19 @@ class LeadService:
         DuplicateLead when the new email belongs to another lead of the account, or
         ValidationFailed when merged fields pass their limits."""
 
+        read: list[Lead] = []  # the lead each try changed: the last one was written
+
         def change(current: Lead) -> Lead:
+            read.append(current)
             return changes.apply_to(current, self._clock())
 
-        updated = await self._repository.update(account_id, lead_id, change)
-        if updated is None:
+        written = await self._repository.update(account_id, lead_id, change)
+        if written is None:
             raise LeadNotFound(lead_id)
-        return updated
+        event = updated(read[-1], written)
+        if event is not None:
+            await self._events.add([event])
+        return written
 
     async def change_tags(self, account_id: str, lead_id: str, change: TagChange) -> Lead:
         """Raises LeadNotFound, or TooManyTags (nothing changed). An empty change changes
@@ -52,6 +65,7 @@ class LeadService:
         lead = await self._repository.change_tags(account_id, lead_id, change, self._clock())
         if lead is None:
             raise LeadNotFound(lead_id)
+        await self._events.add([tags_changed(lead, change)])
         return lead
 
     async def delete(self, account_id: str, lead_id: str) -> None:

@@ -7,6 +7,7 @@ from leadmail.services.campaigns import CampaignService
 from leadmail.services.keys import ApiKeyService
 from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import LeadImportService
+from leadmail.services.lead_timeline import LeadTimeline
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
 from leadmail.services.privacy import Privacy
@@ -44,3 +45,4 @@ class Services:
     privacy: Privacy  # a person's data exported or erased (GDPR articles 15 and 17)
     template_authoring: TemplateAuthoring  # an account's own templates written
     template_trials: TemplateTrials  # a template previewed, or sent to one address as a test
+    lead_timeline: LeadTimeline  # what happened to one lead

@@ -29,6 +29,7 @@ from leadmail.domain.lead_imports import (
     ImportMode,
     ImportStatus,
 )
+from leadmail.domain.lead_timeline import LeadEventKind
 from leadmail.domain.tags import MAX_TAGS
 
 _TAGS = 'ARRAY(SELECT DISTINCT t COLLATE "C" FROM unnest({} || {}) AS t ORDER BY 1)'
@@ -103,7 +104,11 @@ WITH claim AS (
     $15::timestamptz, $15::timestamptz, "phone",
     string_to_array("tags", ','), "fields"::jsonb FROM v
   ON CONFLICT ("account_id", "email_key") {on_conflict}
-  RETURNING "leads"."email_key", ("leads"."xmax" = 0) AS "created"
+  RETURNING "leads"."lead_id", "leads"."email_key", ("leads"."xmax" = 0) AS "created"
+), events AS (
+  INSERT INTO "lead_events" ("account_id", "lead_id", "kind", "at", "detail")
+  SELECT $14::text, "lead_id", '{LeadEventKind.IMPORTED}', $15::timestamptz,
+    jsonb_build_object('import_id', $1::text, 'created', "created") FROM up
 ), errs AS (
   INSERT INTO "lead_import_errors" ("import_id", "row_number", "field", "message", "email")
   SELECT $1::text, r, f, m, e FROM unnest($16::int[], $17::text[], $18::text[], $19::text[])

@@ -9,9 +9,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import msgspec
+
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.leads import LEADS
 from leadmail.domain.lead_imports import BatchOutcome, ImportBatch, ImportStatus, plan
+from leadmail.domain.lead_timeline import LeadEventKind
 from leadmail.domain.leads import CLIENT_FIELDS, Lead
 
 _CLAIMED = LEADS.statement(
@@ -54,6 +57,9 @@ async def write_sqlite(db: Database, batch: ImportBatch) -> BatchOutcome | None:
                 written = leads[first : first + _ROWS_PER_INSERT]
                 values = (v for lead in written for v in _INSERT.args(lead))
                 await db.execute(_inserts(len(written), upsert), *values)
+                # Their events, for each lead's timeline (imported: which import).
+                events = (v for lead in written for v in _event_args(batch, lead, not upsert))
+                await db.execute(_event_inserts(len(written)), *events)
         outcome = planned.outcome
         for error in outcome.errors:
             await db.execute(
@@ -83,6 +89,21 @@ def _inserts(count: int, upsert: bool) -> Any:
         sets = ", ".join(f'"{c}" = excluded."{c}"' for c in _ASSIGNED)
         text += f' ON CONFLICT ("lead_id") DO UPDATE SET {sets}'
     return LEADS.statement(text)
+
+
+def _event_args(batch: ImportBatch, lead: Lead, created: bool) -> tuple[Any, ...]:
+    detail = msgspec.json.encode({"import_id": batch.import_id, "created": created}).decode()
+    return (lead.account_id, lead.lead_id, str(LeadEventKind.IMPORTED), batch.now, detail)
+
+
+@functools.lru_cache(maxsize=8)
+def _event_inserts(count: int) -> Any:
+    """An INSERT of ``count`` leads' events."""
+    one = "(%s, %s, %s, %s, %s)"
+    return LEADS.statement(
+        'INSERT INTO "lead_events" ("account_id", "lead_id", "kind", "at", "detail") VALUES '
+        + ", ".join([one] * count)
+    )
 
 
 @functools.lru_cache(maxsize=8)

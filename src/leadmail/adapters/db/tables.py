@@ -51,6 +51,7 @@ class Tables:
     account_templates: Any
     template_versions: Any
     message_addresses: Any
+    lead_events: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -300,6 +301,17 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         created_at = Timestamptz()
         message_id = Varchar(length=40)
 
+    class LeadEvents(Table, tablename="lead_events", db=engine):
+        # The changes of a lead that leave no other trace (domain/lead_timeline.py), read
+        # by lead, newest first, through the index (lead_id, at, event_id) the migration
+        # creates, which the cascade of a lead's deletion uses too.
+        event_id = BigSerial(primary_key=True)
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        lead_id = ForeignKey(references=Leads, on_delete=OnDelete.cascade, null=False)
+        kind = Varchar(length=16)
+        at = Timestamptz()
+        detail = JSONB()
+
     class InstallationSecrets(Table, tablename="installation_secrets", db=engine):
         # The installation's own secrets by name (the unsubscribe links' signing key, made
         # on first start when LEADMAIL_SECRET_KEY is not set): one row each, never changed.
@@ -326,6 +338,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         account_templates=AccountTemplates,
         template_versions=TemplateVersions,
         message_addresses=MessageAddresses,
+        lead_events=LeadEvents,
     )
 
 
@@ -348,3 +361,4 @@ InstallationSecrets = _MIGRATION_TABLES.installation_secrets
 AccountTemplates = _MIGRATION_TABLES.account_templates
 TemplateVersions = _MIGRATION_TABLES.template_versions
 MessageAddresses = _MIGRATION_TABLES.message_addresses
+LeadEvents = _MIGRATION_TABLES.lead_events

@@ -73,7 +73,7 @@ def build_app(
 
     app = TracedLitestar(
         route_handlers=[
-            bound_controller(LeadController, leads=services.leads),
+            bound_controller(LeadController, leads=services.leads, timeline=services.lead_timeline),
             bound_controller(
                 LeadFileController,
                 imports=services.imports,

@@ -30,6 +30,7 @@ from leadmail.adapters.http.suppression_schemas import (
     SuppressionPageOut,
 )
 from leadmail.adapters.http.template_schemas import PreviewOut, TemplateOut, TemplateVersionsOut
+from leadmail.adapters.http.timeline_schemas import TimelineOut
 from leadmail.adapters.http.tracing import REQUEST_ID
 
 # Success: HTTP 200, ``success: true``, ``error: ""``.
@@ -71,6 +72,10 @@ class MessageListEnvelope(Ok):
 
 class MessagePageEnvelope(Ok):
     data: MessagePageOut
+
+
+class TimelineEnvelope(Ok):
+    data: TimelineOut
 
 
 class TemplateListEnvelope(Ok):

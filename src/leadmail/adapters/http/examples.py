@@ -10,6 +10,7 @@ to the real answers.)
 from __future__ import annotations
 
 import dataclasses
+from datetime import timedelta
 from typing import Any
 
 import msgspec
@@ -54,6 +55,7 @@ from leadmail.adapters.http.suppression_schemas import (
     SuppressionPageOut,
 )
 from leadmail.adapters.http.template_schemas import PreviewOut, TemplateOut, TemplateVersionsOut
+from leadmail.adapters.http.timeline_schemas import TimelineOut
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import (
     FieldError,
@@ -67,7 +69,9 @@ from leadmail.domain.errors import (
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.lead_imports import ImportNotFound
 from leadmail.domain.lead_listing import LeadPage, PageCursor
+from leadmail.domain.lead_timeline import created, merged, of_event, of_message, tags_changed
 from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFound, encode_cursor
+from leadmail.domain.tags import TagChange
 from leadmail.domain.template_drafts import TemplateExists, TemplateInUse, TemplateReadOnly
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
@@ -83,6 +87,7 @@ _TEMPLATES = [
     _OPEN_DAY,
 ]
 _RUNNING_AT = samples.AT.replace(minute=31)
+_MINUTE = timedelta(minutes=1)
 SUCCESSES: dict[str, msgspec.Struct | str] = {
     "listTemplates": envelopes.TemplateListEnvelope.of("Templates retrieved", _TEMPLATES),
     "listTemplatesAlias": envelopes.TemplateListEnvelope.of("Templates retrieved", _TEMPLATES),
@@ -146,6 +151,28 @@ SUCCESSES: dict[str, msgspec.Struct | str] = {
     ),
     "addLead": envelopes.LeadEnvelope.of("Lead added", _LEAD_OUT),
     "getLead": envelopes.LeadEnvelope.of("Lead retrieved", _LEAD_OUT),
+    "getLeadTimeline": envelopes.TimelineEnvelope.of(
+        "Timeline retrieved",
+        TimelineOut.of(
+            samples.LEAD.lead_id,
+            merged(
+                [
+                    of_event(
+                        tags_changed(
+                            dataclasses.replace(
+                                samples.LEAD, updated_at=samples.LEAD.updated_at + _MINUTE
+                            ),
+                            TagChange(add=("open-day",), remove=("prospect",)),
+                        )
+                    ),
+                    of_message(samples.DELIVERED, samples.DELIVERED_EVENTS),
+                    created(samples.LEAD),
+                ],
+                None,
+                10,
+            ),
+        ),
+    ),
     "countLeads": envelopes.LeadCountEnvelope.of("Leads counted", CountOut(count=1)),
     "updateLead": envelopes.LeadEnvelope.of(
         "Lead updated",

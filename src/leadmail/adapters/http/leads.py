@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import msgspec
 from litestar import Request, delete, get, post, put
-from litestar.params import JSONBody
+from litestar.params import JSONBody, Parameter
 
 from leadmail.adapters.http import segments as s
 from leadmail.adapters.http.discovery import DiscoverableController, options_for
@@ -15,6 +15,7 @@ from leadmail.adapters.http.envelopes import (
     LeadCountEnvelope,
     LeadEnvelope,
     LeadPageEnvelope,
+    TimelineEnvelope,
 )
 from leadmail.adapters.http.operation_errors import error_responses
 from leadmail.adapters.http.paging import LeadCursor, Limit
@@ -29,6 +30,7 @@ from leadmail.adapters.http.schemas import (
     TagsIn,
     given_fields,
 )
+from leadmail.adapters.http.timeline_schemas import TimelineOut
 from leadmail.domain.errors import LeadNotFound, ValidationFailed
 from leadmail.domain.keys import Principal
 from leadmail.domain.lead_listing import (
@@ -38,9 +40,20 @@ from leadmail.domain.lead_listing import (
 from leadmail.domain.leads import LeadChanges, LeadFields
 from leadmail.domain.tags import TagChange
 from leadmail.ports.errors import DuplicateLead
+from leadmail.services.lead_timeline import LeadTimeline
 from leadmail.services.leads import LeadService
 
 AuthedRequest = Request[Principal, Any, Any]
+TIMELINE_TEXT = (
+    "Each entry has `at`, `kind` and `detail`: `created`; `updated` (`detail.fields`: the"
+    " fields it changed, custom ones as `fields.<key>`); `tags_changed` (`detail.add`,"
+    " `detail.remove`, as asked); `imported` (`detail.import_id`, `detail.created`: the"
+    " import created the lead, or updated it); `message` (a message sent to the lead's"
+    " address as it is now, in `message`, as getMessage gives it, with its events and"
+    " its `campaign_id` when a campaign sent it); `suppressed` (`detail.reason`, and the"
+    " `message_id` or `campaign_id` it came from). Cursor pagination: pass `next_cursor`"
+    " back as `cursor` until it is null; `limit` is 1-100. Another account's lead: 404."
+)
 
 
 class LeadController(DiscoverableController):
@@ -50,11 +63,13 @@ class LeadController(DiscoverableController):
     path = "/api/v1/leads"
     tags = ["leads"]
     leads: ClassVar[LeadService]
+    timeline: ClassVar[LeadTimeline]
 
     collection_options = options_for("/", "GET", "POST")
     count_options = options_for("/count", "GET")
     item_options = options_for("/{lead_id:str}", "GET", "PUT", "DELETE")
     tags_options = options_for("/{lead_id:str}/tags", "POST")
+    timeline_options = options_for("/{lead_id:str}/timeline", "GET")
 
     @post(
         "/",
@@ -153,6 +168,26 @@ class LeadController(DiscoverableController):
         changes = LeadChanges.parse(**given_fields(data))
         lead = await self.leads.update(request.user.account_id, lead_id, changes)
         return LeadEnvelope.of("Lead updated", LeadOut.of(lead))
+
+    @get(
+        "/{lead_id:str}/timeline",
+        summary="What happened to a lead, newest first",
+        description=TIMELINE_TEXT,
+        operation_id="getLeadTimeline",
+        responses=error_responses(LeadNotFound, ValidationFailed),
+    )
+    async def get_timeline(
+        self,
+        request: AuthedRequest,
+        lead_id: LeadId,
+        limit: Limit = DEFAULT_PAGE_SIZE,
+        cursor: Annotated[
+            str | None,
+            Parameter(description="`next_cursor` of the previous page, as it came"),
+        ] = None,
+    ) -> TimelineEnvelope:
+        page = await self.timeline.page(request.user.account_id, lead_id, limit, cursor)
+        return TimelineEnvelope.of("Timeline retrieved", TimelineOut.of(lead_id, page))
 
     @post(
         "/{lead_id:str}/tags",

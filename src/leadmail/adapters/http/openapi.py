@@ -31,6 +31,7 @@ from leadmail.adapters.http import (
     schemas,
     suppression_schemas,
     template_schemas,
+    timeline_schemas,
 )
 from leadmail.adapters.http.campaign_rules import state_campaign_rules
 from leadmail.adapters.http.docs import docs_plugins
@@ -59,6 +60,8 @@ COMPONENT_NAMES = {
     schemas.SendTemplateIn: "SendTemplateEmailRequest",
     schemas.MessageOut: "Message",
     schemas.MessagesOut: "MessageList",
+    timeline_schemas.TimelineOut: "LeadTimeline",
+    timeline_schemas.TimelineEntryOut: "TimelineEntry",
     template_schemas.TemplateOut: "Template",
     template_schemas.TemplateIn: "TemplateInput",
     template_schemas.TemplateChangeIn: "TemplateChange",

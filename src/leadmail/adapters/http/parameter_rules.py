@@ -12,6 +12,7 @@ from leadmail.adapters.http.rules import ADDRESS, SPACE, TAG_EDGE, TAGS, apply_r
 from leadmail.domain.campaigns import CAMPAIGN_ID
 from leadmail.domain.idempotency import MAX_KEY_LENGTH
 from leadmail.domain.lead_listing import CURSOR, MAX_CURSOR_LENGTH
+from leadmail.domain.lead_timeline import CURSOR as TIMELINE
 from leadmail.domain.message_listing import STATUSES
 from leadmail.domain.segments import MAX_SEARCH
 from leadmail.domain.suppressions import CURSOR as SUPPRESSION_CURSOR
@@ -59,6 +60,8 @@ OPERATION_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("listMessages", "status"): {"enum": list(STATUSES)},
     # The person of an export: an address, as an erasure's body names one.
     ("exportPersonalData", "email"): ADDRESS,
+    # A page of a lead's timeline: after this time, source and id.
+    ("getLeadTimeline", "cursor"): {"maxLength": 17 + 1 + 1 + 1 + 40, "pattern": TIMELINE.pattern},
     # A page of the suppression list: after this time and digest.
     ("listSuppressions", "cursor"): {
         "maxLength": MAX_SUPPRESSION_CURSOR,

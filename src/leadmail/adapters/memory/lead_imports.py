@@ -4,6 +4,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import datetime
 
+from leadmail.adapters.memory.lead_events import MemoryLeadEventRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.domain.lead_imports import (
     BatchOutcome,
@@ -14,13 +15,18 @@ from leadmail.domain.lead_imports import (
     plan,
 )
 from leadmail.domain.lead_listing import PageCursor
+from leadmail.domain.lead_timeline import imported
 
 
 class MemoryLeadImportRepository:
     """Imports in dicts, writing into a MemoryLeadRepository's leads."""
 
-    def __init__(self, leads: MemoryLeadRepository) -> None:
+    def __init__(
+        self, leads: MemoryLeadRepository, events: MemoryLeadEventRepository | None = None
+    ) -> None:
+        """``events``: where its leads' imported events go (a store of its own if none)."""
         self._leads = leads
+        self._events = events if events is not None else MemoryLeadEventRepository(leads)
         self._imports: dict[str, LeadImport] = {}
         self._chunks: dict[str, dict[int, bytes]] = {}
         self._errors: dict[str, list[RowError]] = {}
@@ -98,6 +104,10 @@ class MemoryLeadImportRepository:
         planned = plan(batch, existing)
         for lead in [*planned.new, *planned.changed]:
             self._leads.put(lead)
+        await self._events.add(
+            [imported(lead, batch.import_id, True, batch.now) for lead in planned.new]
+            + [imported(lead, batch.import_id, False, batch.now) for lead in planned.changed]
+        )
         self._errors[batch.import_id].extend(planned.outcome.errors)
         outcome = planned.outcome
         self._set(
