@@ -6,9 +6,11 @@ import re
 from typing import Any
 
 import pytest
+from litestar._openapi.plugin import OpenAPIPlugin
 
+from leadmail.config import Settings
 from leadmail.domain.lead_listing import CURSOR
-from tests.api.support import Api, json_schema_of, resolve_ref
+from tests.api.support import Api, json_schema_of, open_api, resolve_ref
 from tests.support.envelope import LEAD_FIELDS, LEADS
 
 ONE = LEADS + "/{lead_id}"
@@ -265,3 +267,24 @@ def test_request_bodies_refuse_unknown_fields_and_an_empty_update(spec: dict[str
         assert schemas[name]["additionalProperties"] is False, name
     assert schemas["LeadChanges"]["minProperties"] == 1
     assert "minProperties" not in schemas["NewLead"]
+
+
+async def test_the_document_is_built_once_per_inputs_and_apart_for_others() -> None:
+    """Apps made alike share one document (built once per process); a different input,
+    here whether a default sender is configured, gets its own, as it must say otherwise."""
+    plain = Settings(migrate_on_start=False)
+    defaulted = Settings(migrate_on_start=False, email_default_from="Team <team@example.com>")
+    documents = []
+    for settings in (plain, plain, defaulted):
+        async with open_api(settings=settings) as api:
+            served = (await api.client.get("/schema/openapi.json")).json()
+            documents.append((api.client.app.plugins.get(OpenAPIPlugin).provide_openapi(), served))
+
+    (first, served_first), (second, served_second), (other, served_other) = documents
+    assert first is second
+    assert served_first == served_second
+    assert other is not first
+    assert "from" in served_first["components"]["schemas"]["SendEmailRequest"]["required"]
+    assert "from" not in served_other["components"]["schemas"]["SendEmailRequest"].get(
+        "required", []
+    )

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from litestar import Controller, Litestar, Request
 from litestar._openapi.plugin import OpenAPIPlugin
+from litestar.openapi.spec import OpenAPI
 
 from leadmail.adapters.http.answers import JsonAnswer
 from leadmail.adapters.http.auth import BearerKeyAuth
@@ -110,11 +111,21 @@ def build_app(
         logging_config=None,
     )
     query_names.learn(app, skip_prefixes=unkeyed)
-    # Built once here (the plugin keeps it), and finished before it is first served.
-    finish(
-        app.plugins.get(OpenAPIPlugin).provide_openapi(),
-        REPLAYABLE,
-        sender_required=sender_required,
-        providers=providers,
-    )
+    # Built here (the plugin keeps it), and finished before it is first served. An app
+    # made with the same inputs has the same routes and so the same document: built once
+    # per process (a server makes one app; the test suite a thousand, and this was half
+    # of each one's making).
+    plugin = app.plugins.get(OpenAPIPlugin)
+    inputs = (version, max_body_bytes, import_max_bytes, sender_required, tuple(providers),
+              tuple(sorted(webhooks or {})))  # fmt: skip
+    document = _DOCUMENTS.get(inputs)
+    if document is None:
+        document = plugin.provide_openapi()
+        finish(document, REPLAYABLE, sender_required=sender_required, providers=providers)
+        _DOCUMENTS[inputs] = document
+    else:
+        plugin._openapi = document  # what provide_openapi would have built and kept
     return app
+
+
+_DOCUMENTS: dict[tuple[object, ...], OpenAPI] = {}
