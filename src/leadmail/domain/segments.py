@@ -20,11 +20,11 @@ from leadmail.domain.custom_fields import (
     FieldValue,
     check_key,
     check_value,
-    same_value,
 )
 from leadmail.domain.errors import FieldError, ValidationFailed
 from leadmail.domain.leads import Lead
 from leadmail.domain.tags import MAX_TAGS, Tags, normalise_tag, tags_of
+from leadmail.domain.text_match import field_matches, fold, search_matches
 
 # Repeatable: the lead has every ``tag``, at least one ``any_tag``, no ``not_tag``.
 TAG_FILTERS = ("tag", "any_tag", "not_tag")
@@ -41,41 +41,6 @@ RFC3339 = re.compile(
 )
 _FIRST = datetime.min.replace(tzinfo=UTC)
 _LAST = datetime.max.replace(tzinfo=UTC)
-
-
-def fold(text: str) -> str:
-    """Text as a search and a custom text field compare it: lower-cased (Unicode), as
-    Postgres's lower() does under a UTF-8 locale; SQLite calls this very function."""
-    return text.lower()
-
-
-def search_text(name: str, email_key: str) -> str:
-    """What a search looks in: a space, the address (lower-cased already), a space, the
-    name folded with its hyphens as spaces. A search matches where it follows a space:
-    the address's beginning, or a word's of the name (Postgres indexes this very text:
-    lead_segments.SEARCH_TEXT)."""
-    return f" {email_key} {fold(name).replace('-', ' ')}"
-
-
-def search_matches(name: str, email_key: str, search: str) -> bool:
-    """``search`` (folded) begins a word of ``name`` (after its start, a space or a
-    hyphen; a hyphen in the search matches either) or begins the address."""
-    text = search_text(name, email_key)
-    return any(f" {form}" in text for form in search_forms(search))
-
-
-def search_forms(search: str) -> tuple[str, ...]:
-    """The search as the address has it, and as a name has it (hyphens as spaces)."""
-    spaced = search.replace("-", " ")
-    return (search,) if spaced == search else (search, spaced)
-
-
-def field_matches(stored: FieldValue, wanted: FieldValue) -> bool:
-    """A custom field against a filter's value: text in any case, other values by JSON
-    type (``same_value``)."""
-    if isinstance(stored, str) and isinstance(wanted, str):
-        return fold(stored) == fold(wanted)
-    return same_value(stored, wanted)
 
 
 @dataclass(frozen=True, slots=True)

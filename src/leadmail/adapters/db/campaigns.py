@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from leadmail.adapters.db.database import Database
-from leadmail.adapters.db.statements import Mapped
+from leadmail.adapters.db.statements import Mapped, Statement
 from leadmail.adapters.db.tables import Campaigns
 from leadmail.domain.campaigns import Campaign, CampaignStatus
 from leadmail.domain.custom_fields import encode_fields
@@ -37,21 +37,24 @@ _CHANGED = [
     "layout_id",
     "layout_version",
 ]
-_SAVE = CAMPAIGNS.statement(
-    'UPDATE "campaigns" SET '
-    + ", ".join(f'"{column}" = %s' for column in _CHANGED)
-    + ' WHERE "campaign_id" = %s AND "status" = %s'
-    + f" RETURNING {_ALL}",
-    [*_CHANGED, "campaign_id"],
-)
+
+
+def _set_if_status(columns: list[str]) -> Statement:
+    """Write ``columns`` (from the campaign) where its id is and its status still is the
+    extra argument after them: a compare-and-set, returning the row."""
+    return CAMPAIGNS.statement(
+        'UPDATE "campaigns" SET '
+        + ", ".join(f'"{column}" = %s' for column in columns)
+        + ' WHERE "campaign_id" = %s AND "status" = %s'
+        + f" RETURNING {_ALL}",
+        [*columns, "campaign_id"],
+    )
+
+
+_SAVE = _set_if_status(_CHANGED)
 # An edit: everything but the campaign's identity (id, account, creation).
-_BODY = [c for c in CAMPAIGNS.columns if c not in ("campaign_id", "account_id", "created_at")]
-_REWRITE = CAMPAIGNS.statement(
-    'UPDATE "campaigns" SET '
-    + ", ".join(f'"{column}" = %s' for column in _BODY)
-    + ' WHERE "campaign_id" = %s AND "status" = %s'
-    + f" RETURNING {_ALL}",
-    [*_BODY, "campaign_id"],
+_REWRITE = _set_if_status(
+    [c for c in CAMPAIGNS.columns if c not in ("campaign_id", "account_id", "created_at")]
 )
 _REMOVE = CAMPAIGNS.statement(
     'DELETE FROM "campaigns" WHERE "campaign_id" = %s AND "status" = %s RETURNING "campaign_id"'

@@ -9,7 +9,7 @@ from piccolo.engine.postgres import PostgresEngine
 from piccolo.engine.sqlite import SQLiteEngine
 
 from leadmail.adapters.db.lead_segments import SQLITE_FOLD, SQLITE_SEARCH
-from leadmail.domain.segments import fold, search_matches
+from leadmail.domain.text_match import fold, search_matches
 
 SQLITE_PREFIX = "sqlite:///"
 SQLITE_BUSY_TIMEOUT_S = 30.0

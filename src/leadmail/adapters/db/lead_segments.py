@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from leadmail.domain.custom_fields import encode_fields
 from leadmail.domain.lead_listing import LeadQuery
-from leadmail.domain.segments import LeadFilter, fold, search_forms
+from leadmail.domain.segments import LeadFilter
+from leadmail.domain.text_match import fold, search_forms
 
 Kind = Literal["sqlite", "postgres"]
 # The attributes a segment compares exactly, and their columns (the same names).
