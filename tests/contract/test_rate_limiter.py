@@ -148,11 +148,14 @@ async def cleared(database: Database) -> None:
 
 async def grants(database: Database, lane: str = "") -> list[tuple[float, int]]:
     """The lane's grants (every lane's when none is named): their age in seconds on the
-    database's clock, and their cost."""
+    database's clock, and their cost. Every age is from one reading of the clock (one
+    clock_timestamp() per row would move while the rows are read, and a backend paused
+    between two rows would bring their moments closer than the grants were)."""
     assert database.pool is not None
     rows = await database.pool.fetch(
-        "SELECT extract(epoch FROM clock_timestamp() - granted_at)::float8 AS age, cost"
-        " FROM rate_grants WHERE $1 = '' OR lane = $1 ORDER BY granted_at",
+        "WITH now AS MATERIALIZED (SELECT clock_timestamp() AS t)"
+        " SELECT extract(epoch FROM now.t - granted_at)::float8 AS age, cost"
+        " FROM rate_grants, now WHERE $1 = '' OR lane = $1 ORDER BY granted_at",
         lane,
     )
     return [(row["age"], row["cost"]) for row in rows]
