@@ -1,5 +1,5 @@
 """The background work of a serving process: its job worker started and stopped, and the
-work a stopped server left behind queued again (imports, campaigns)."""
+work a stopped server left behind queued again (imports, bulk actions, campaigns)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,9 @@ async def running_jobs(worker: Worker, services: Services, *, shared: bool) -> A
     resumed = await services.imports.resume_unfinished(idle_for=120.0 if shared else 0.0)
     if resumed:
         log.info("imports_resumed", imports=resumed)
+    actions = await services.lead_actions.resume_unfinished(idle_for=120.0 if shared else 0.0)
+    if actions:
+        log.info("lead_actions_resumed", actions=actions)
     forgotten = await services.imports.forget_abandoned_uploads()
     if forgotten:
         log.info("abandoned_uploads_deleted", imports=forgotten)
@@ -44,13 +47,17 @@ async def running_jobs(worker: Worker, services: Services, *, shared: bool) -> A
     if campaigns:
         log.info("campaigns_queued", campaigns=campaigns)
     await worker.start()
-    watching = asyncio.create_task(services.imports.keep_resuming())
+    watching = [
+        asyncio.create_task(services.imports.keep_resuming()),
+        asyncio.create_task(services.lead_actions.keep_resuming()),
+    ]
     joining = asyncio.create_task(services.campaign_runner.keep_joining())
     try:
         yield
     finally:
-        watching.cancel()
-        await asyncio.gather(watching, return_exceptions=True)
+        for watch in watching:
+            watch.cancel()
+        await asyncio.gather(*watching, return_exceptions=True)
         # Campaigns first: no new batch, and the batches at the provider answered and
         # recorded, before the queue's worker cancels what still runs.
         if not await services.campaign_runner.stop(RUNNER_STOP_S):

@@ -20,6 +20,7 @@ from leadmail.adapters.db.installation_secrets import PiccoloInstallationSecrets
 from leadmail.adapters.db.jobs import PgQueuerJobQueue
 from leadmail.adapters.db.key_cache import CachedApiKeyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
+from leadmail.adapters.db.lead_actions import PiccoloLeadActionRepository
 from leadmail.adapters.db.lead_events import PiccoloLeadEventRepository
 from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
@@ -43,6 +44,7 @@ from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.installation_secrets import MemoryInstallationSecrets
 from leadmail.adapters.memory.jobs import InProcessJobQueue
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
+from leadmail.adapters.memory.lead_actions import MemoryLeadActionRepository
 from leadmail.adapters.memory.lead_events import MemoryLeadEventRepository
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
@@ -64,6 +66,7 @@ from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.installation_secrets import InstallationSecrets
 from leadmail.ports.keys import ApiKeyStore
+from leadmail.ports.lead_actions import LeadActionRepository
 from leadmail.ports.lead_events import LeadEventRepository
 from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
@@ -83,6 +86,7 @@ from leadmail.services.addressing import Addressing
 from leadmail.services.campaign_checks import CampaignChecks
 from leadmail.services.campaigns import CAMPAIGN_JOB, CampaignService
 from leadmail.services.keys import ApiKeyService, CreatedKey
+from leadmail.services.lead_actions import ACTION_JOB, LeadActions
 from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import IMPORT_JOB, LeadImportService
 from leadmail.services.lead_timeline import LeadTimeline
@@ -131,6 +135,7 @@ class Adapters:
     events: MessageEventRepository  # what the providers' webhooks said of messages
     personal_data: PersonalDataRepository  # every record naming an address (GDPR)
     lead_events: LeadEventRepository  # a lead's changes that leave no other trace
+    lead_actions: LeadActionRepository  # bulk actions on segments
     database: Database | None = None
     # The unsubscribe links' key when LEADMAIL_SECRET_KEY is not set.
     secrets: InstallationSecrets = field(default_factory=MemoryInstallationSecrets)
@@ -165,6 +170,7 @@ class Adapters:
                 leads, messages, events, campaigns, recipients, imports, suppressions
             ),
             lead_events=lead_events,
+            lead_actions=MemoryLeadActionRepository(leads, lead_events),
         )
 
     @classmethod
@@ -207,6 +213,7 @@ class Adapters:
             events=PiccoloMessageEventRepository(database),
             personal_data=PiccoloPersonalData(database),
             lead_events=PiccoloLeadEventRepository(database),
+            lead_actions=PiccoloLeadActionRepository(database),
             database=database,
             secrets=PiccoloInstallationSecrets(database),
         )
@@ -265,6 +272,8 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     )
     imports = LeadImportService(adapters.imports, adapters.jobs, clock)
     adapters.jobs.handle(IMPORT_JOB, imports.run_job)
+    lead_actions = LeadActions(adapters.lead_actions, adapters.leads, adapters.jobs, clock)
+    adapters.jobs.handle(ACTION_JOB, lead_actions.run_job)
     checks = CampaignChecks(templates, adapters.leads, addressing, sender_rules)
     campaigns = CampaignService(
         adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
@@ -289,6 +298,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         send_email=SendEmail(addressing, outbox, unsubscribes),
         send_template_email=send_template,
         imports=imports,
+        lead_actions=lead_actions,
         export=LeadExport(adapters.leads),
         campaigns=campaigns,
         suppressions=suppression_list,

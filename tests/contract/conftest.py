@@ -17,6 +17,7 @@ from leadmail.adapters.db.campaigns import PiccoloCampaignRepository
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
+from leadmail.adapters.db.lead_actions import PiccoloLeadActionRepository
 from leadmail.adapters.db.lead_events import PiccoloLeadEventRepository
 from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
@@ -33,6 +34,7 @@ from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepo
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
+from leadmail.adapters.memory.lead_actions import MemoryLeadActionRepository
 from leadmail.adapters.memory.lead_events import MemoryLeadEventRepository
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
@@ -98,6 +100,7 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
             MemorySenderDomainRepository(),
             MemoryAccountTemplateRepository(),
             lead_events,
+            MemoryLeadActionRepository(leads, lead_events),
         )
         return
     if adapter.shared_database is not None:
@@ -134,6 +137,7 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloSenderDomainRepository(database),
         PiccoloAccountTemplateRepository(database),
         PiccoloLeadEventRepository(database),
+        PiccoloLeadActionRepository(database),
         database,
     )
 

@@ -21,6 +21,7 @@ from leadmail.domain.segments import LeadFilter
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.keys import ApiKeyStore
+from leadmail.ports.lead_actions import LeadActionRepository
 from leadmail.ports.lead_events import LeadEventRepository
 from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
@@ -177,6 +178,7 @@ class Storage:
     sender_domains: SenderDomainRepository
     account_templates: AccountTemplateRepository
     lead_events: LeadEventRepository
+    lead_actions: LeadActionRepository
     # The database behind the Piccolo adapters, for what no port shows (None for memory).
     database: Database | None = None
 

@@ -102,6 +102,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_27t09_50_00_000000_lead_events as lead_events,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_27t12_40_00_000000_lead_actions as lead_actions,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -139,6 +142,8 @@ LOG_MIGRATIONS = [message_log.ID, imports_listing.ID]
 SEARCH_MIGRATIONS = [lead_search_index.ID]
 # A lead's events for its timeline (a table and its index).
 TIMELINE_MIGRATIONS = [lead_events.ID]
+# Bulk actions on segments (two tables and their indexes).
+ACTION_MIGRATIONS = [lead_actions.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -160,6 +165,7 @@ MAIL_MIGRATIONS = sorted(
         *LOG_MIGRATIONS,
         *SEARCH_MIGRATIONS,
         *TIMELINE_MIGRATIONS,
+        *ACTION_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -181,6 +187,7 @@ RENAME_MIGRATIONS = sorted(
         *LOG_MIGRATIONS,
         *SEARCH_MIGRATIONS,
         *TIMELINE_MIGRATIONS,
+        *ACTION_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -204,6 +211,7 @@ SECRET_TABLES = {"installation_secrets"}
 TEMPLATE_TABLES = {"account_templates", "template_versions"}
 LOG_TABLES = {"message_addresses"}
 TIMELINE_TABLES = {"lead_events"}
+ACTION_TABLES = {"lead_actions", "lead_action_members"}
 OUR_TABLES = (
     LEAD_TABLES
     | MAIL_TABLES
@@ -216,6 +224,7 @@ OUR_TABLES = (
     | TEMPLATE_TABLES
     | LOG_TABLES
     | TIMELINE_TABLES
+    | ACTION_TABLES
 )
 LEAD_COLUMNS = {
     "lead_id",
@@ -693,4 +702,19 @@ async def test_the_lead_events_table_comes_and_goes_with_its_migration(
 
     assert not (await empty.schema()).tables & TIMELINE_TABLES
     assert await migrate(empty.database) == applied_from(TIMELINE_MIGRATIONS[0])
+    await assert_usable(empty.database)
+
+
+async def test_the_bulk_action_tables_come_and_go_with_their_migration(
+    empty: EmptyDatabase,
+) -> None:
+    await migrate(empty.database)
+    schema = await empty.schema()
+    assert schema.tables >= ACTION_TABLES
+    assert {"lead_action_members_position", "lead_actions_unfinished"} <= schema.indexes
+
+    await rollback_all(empty.database, down_to=ACTION_MIGRATIONS[0])
+
+    assert not (await empty.schema()).tables & ACTION_TABLES
+    assert await migrate(empty.database) == applied_from(ACTION_MIGRATIONS[0])
     await assert_usable(empty.database)

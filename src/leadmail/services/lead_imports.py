@@ -32,6 +32,7 @@ from leadmail.ports.jobs import JobQueue
 from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.services.import_batches import YIELD_EVERY, Batcher, Lost
 from leadmail.services.import_reading import LastRows, header_bytes, why
+from leadmail.services.resuming import keep_resuming
 
 IMPORT_JOB = "lead_import"
 CHUNK_BYTES = 1 << 20  # a stored piece of the file
@@ -170,12 +171,7 @@ class LeadImportService:
     async def keep_resuming(self, idle_for: float = 120.0, every: float = 60.0) -> None:
         """Forever: queue again the imports that have not moved for ``idle_for`` seconds
         (a command-line import killed while the servers run). Cancel it to stop."""
-        while True:
-            await asyncio.sleep(every)
-            try:
-                await self.resume_unfinished(idle_for)
-            except StorageUnavailable:
-                log.warning("imports_not_checked_storage_unavailable")
+        await keep_resuming(self.resume_unfinished, "imports", idle_for, every)
 
     async def forget_abandoned_uploads(self) -> int:
         """Delete the uploads a stopped server left half stored (older than an hour: no

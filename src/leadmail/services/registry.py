@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from leadmail.services.campaign_runner import CampaignRunner
 from leadmail.services.campaigns import CampaignService
 from leadmail.services.keys import ApiKeyService
+from leadmail.services.lead_actions import LeadActions
 from leadmail.services.lead_export import LeadExport
 from leadmail.services.lead_imports import LeadImportService
 from leadmail.services.lead_timeline import LeadTimeline
@@ -34,6 +35,7 @@ class Services:
     send_email: SendEmail
     send_template_email: SendTemplateEmail
     imports: LeadImportService
+    lead_actions: LeadActions  # bulk actions on segments (and their job)
     export: LeadExport
     campaigns: CampaignService
     suppressions: SuppressionList

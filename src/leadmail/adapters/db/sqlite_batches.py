@@ -59,7 +59,7 @@ async def write_sqlite(db: Database, batch: ImportBatch) -> BatchOutcome | None:
                 await db.execute(_inserts(len(written), upsert), *values)
                 # Their events, for each lead's timeline (imported: which import).
                 events = (v for lead in written for v in _event_args(batch, lead, not upsert))
-                await db.execute(_event_inserts(len(written)), *events)
+                await db.execute(event_inserts(len(written)), *events)
         outcome = planned.outcome
         for error in outcome.errors:
             await db.execute(
@@ -97,7 +97,7 @@ def _event_args(batch: ImportBatch, lead: Lead, created: bool) -> tuple[Any, ...
 
 
 @functools.lru_cache(maxsize=8)
-def _event_inserts(count: int) -> Any:
+def event_inserts(count: int) -> Any:
     """An INSERT of ``count`` leads' events."""
     one = "(%s, %s, %s, %s, %s)"
     return LEADS.statement(

@@ -52,6 +52,8 @@ class Tables:
     template_versions: Any
     message_addresses: Any
     lead_events: Any
+    lead_actions: Any
+    lead_action_members: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -312,6 +314,37 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         at = Timestamptz()
         detail = JSONB()
 
+    class LeadActions(Table, tablename="lead_actions", db=engine):
+        # A bulk action on a segment (domain/lead_actions.py); read by id.
+        action_id = Varchar(length=40, primary_key=True)
+        account_id = ForeignKey(
+            references=Accounts, on_delete=OnDelete.cascade, null=False, index=True
+        )
+        kind = Varchar(length=16)
+        tags = Array(base_column=Text())  # added or removed (none for a delete)
+        segment = JSONB()  # the segment, as LeadFilter.to_json writes it
+        status = Varchar(length=16)
+        total = Integer(null=True, default=None)  # leads frozen, once frozen
+        done = Integer()  # leads worked through: where a resumed run starts
+        changed = Integer()
+        skipped = Integer()
+        failed = Integer()
+        runner = Varchar(length=40)  # who runs it: only its batches are written
+        attempts = Integer()  # runners that took it since its last batch was written
+        error = Text()
+        created_at = Timestamptz()
+        updated_at = Timestamptz()
+        started_at = Timestamptz(null=True, default=None)
+        finished_at = Timestamptz(null=True, default=None)
+
+    class LeadActionMembers(Table, tablename="lead_action_members", db=engine):
+        # The leads an action froze, by position (1, 2, ... oldest first): (action_id,
+        # position) is the primary key the migration gives it. No foreign key to the
+        # lead: one deleted meanwhile is skipped.
+        action_id = ForeignKey(references=LeadActions, on_delete=OnDelete.cascade, null=False)
+        position = Integer()
+        lead_id = Varchar(length=40)
+
     class InstallationSecrets(Table, tablename="installation_secrets", db=engine):
         # The installation's own secrets by name (the unsubscribe links' signing key, made
         # on first start when LEADMAIL_SECRET_KEY is not set): one row each, never changed.
@@ -339,6 +372,8 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         template_versions=TemplateVersions,
         message_addresses=MessageAddresses,
         lead_events=LeadEvents,
+        lead_actions=LeadActions,
+        lead_action_members=LeadActionMembers,
     )
 
 
@@ -362,3 +397,5 @@ AccountTemplates = _MIGRATION_TABLES.account_templates
 TemplateVersions = _MIGRATION_TABLES.template_versions
 MessageAddresses = _MIGRATION_TABLES.message_addresses
 LeadEvents = _MIGRATION_TABLES.lead_events
+LeadActions = _MIGRATION_TABLES.lead_actions
+LeadActionMembers = _MIGRATION_TABLES.lead_action_members

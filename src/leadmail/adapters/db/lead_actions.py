@@ -1,0 +1,320 @@
+"""Bulk actions in SQL: the action and its progress (lead_actions), the leads it froze by
+position (lead_action_members), and a batch applied to the leads.
+
+Postgres: the freeze is ONE statement (the action locked and checked, the segment's leads
+numbered oldest first and inserted, the total set), and so is each batch (the action
+locked and checked at its position, the batch's leads changed or deleted, each change's
+timeline event, the counts): a batch lands whole or not at all, and a runner that lost
+the action writes nothing. The new tags are computed from each lead's tags as they are
+when its row is written (a change made meanwhile by a request is kept).
+
+SQLite: the same effects in its write transaction, the tags computed by the domain
+(``lead_actions.plan``), as the memory store does.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from leadmail.adapters.db import lead_segments
+from leadmail.adapters.db.database import Database
+from leadmail.adapters.db.leads import LEADS
+from leadmail.adapters.db.sqlite_batches import event_inserts
+from leadmail.adapters.db.statements import Mapped, Statement
+from leadmail.adapters.db.tables import LeadActions
+from leadmail.domain.custom_fields import encode_fields
+from leadmail.domain.lead_actions import (
+    ActionBatch,
+    ActionKind,
+    ActionOutcome,
+    ActionStatus,
+    LeadAction,
+    event_detail,
+    plan,
+)
+from leadmail.domain.lead_timeline import LeadEventKind
+from leadmail.domain.segments import LeadFilter
+from leadmail.domain.tags import MAX_TAGS
+from leadmail.ports.lead_actions import LeadActionRepository
+
+# The segment is stored as the JSON LeadFilter.to_json writes (read back by _action_of).
+ACTIONS = Mapped(
+    LeadActions, LeadAction, computed={"segment": lambda a: encode_fields(a.segment.to_json())}
+)
+_ALL = ", ".join(f'"{column}"' for column in ACTIONS.columns)
+_WAITING = f"('{ActionStatus.QUEUED}', '{ActionStatus.RUNNING}')"
+_RUNNING = f"'{ActionStatus.RUNNING}'"
+
+_INSERT = ACTIONS.insert
+_GET = ACTIONS.select("account_id", "action_id")
+_FIND = ACTIONS.select("action_id")
+_CLAIM = ACTIONS.statement(
+    f'UPDATE "lead_actions" SET "status" = {_RUNNING}, "runner" = %s,'
+    ' "attempts" = "attempts" + CASE WHEN "runner" = %s THEN 0 ELSE 1 END,'
+    ' "started_at" = COALESCE("started_at", %s), "updated_at" = %s'
+    f' WHERE "action_id" = %s AND "status" IN {_WAITING} RETURNING {_ALL}'
+)
+_FINISH = ACTIONS.statement(
+    'UPDATE "lead_actions" SET "status" = %s, "error" = %s, "finished_at" = %s,'
+    ' "updated_at" = %s WHERE "action_id" = %s AND ("runner" = %s OR %s = \'\')'
+    f' AND "status" IN {_WAITING} RETURNING {_ALL}'
+)
+_FORGET_MEMBERS = ACTIONS.statement('DELETE FROM "lead_action_members" WHERE "action_id" = %s')
+_UNFINISHED = ACTIONS.statement(
+    f'SELECT {_ALL} FROM "lead_actions" WHERE "status" IN {_WAITING}'
+    ' ORDER BY "created_at", "action_id"'
+)
+# Which leads of the account the action froze: in its segment now, created by then.
+_MEMBERS = (
+    'SELECT %s, row_number() OVER (ORDER BY "created_at", "lead_id"), "lead_id"'
+    ' FROM "leads"{where} AND "created_at" <= %s'
+)
+_INSERT_MEMBERS = 'INSERT INTO "lead_action_members" ("action_id", "position", "lead_id") '
+_SET_TOTAL = 'UPDATE "lead_actions" SET "total" = {total}, "updated_at" = %s WHERE "action_id" = %s'
+# SQLite: the action as a batch finds it (its runner and position checked in Python).
+_CLAIMED = ACTIONS.statement(
+    'SELECT "runner", "done", "status", "total" FROM "lead_actions" WHERE "action_id" = %s'
+)
+_BATCH_IDS = (
+    'SELECT "lead_id" FROM "lead_action_members" WHERE "action_id" = %s'
+    ' AND "position" > %s AND "position" <= %s'
+)
+_PROGRESS = ACTIONS.statement(
+    'UPDATE "lead_actions" SET "done" = %s, "attempts" = 0, "changed" = "changed" + %s,'
+    ' "skipped" = "skipped" + %s, "failed" = "failed" + %s, "updated_at" = %s'
+    ' WHERE "action_id" = %s'
+)
+_LEADS = ", ".join(f'"l"."{column}"' for column in LEADS.columns)
+_BATCH_LEADS = LEADS.statement(
+    f'SELECT {_LEADS} FROM "lead_action_members" AS "m" JOIN "leads" AS "l"'
+    ' ON "l"."lead_id" = "m"."lead_id" AND "l"."account_id" = %s'
+    ' WHERE "m"."action_id" = %s AND "m"."position" > %s AND "m"."position" <= %s'
+)
+_DELETE_BATCH = LEADS.statement(
+    f'DELETE FROM "leads" WHERE "account_id" = %s AND "lead_id" IN ({_BATCH_IDS})'
+)
+_TAGS_PER_UPDATE = 200  # SQLite: leads per multi-row UPDATE (2 parameters each)
+_TAGS_OF = LEADS.getter(["tags"])
+
+
+def _action_of(row: Mapping[str, Any]) -> LeadAction:
+    stored = row["segment"]
+    segment = msgspec.json.decode(stored) if isinstance(stored, str | bytes) else stored
+    return replace(ACTIONS.from_row(row), segment=LeadFilter.from_json(segment))
+
+
+class PiccoloLeadActionRepository(LeadActionRepository):
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def create(self, action: LeadAction) -> None:
+        await self._db.execute(_INSERT, *_INSERT.args(action))
+
+    async def get(self, account_id: str, action_id: str) -> LeadAction | None:
+        return self._one(await self._db.fetchrow(_GET, account_id, action_id))
+
+    async def claim(self, action_id: str, runner: str, now: datetime) -> LeadAction | None:
+        return self._one(await self._db.fetchrow(_CLAIM, runner, runner, now, now, action_id))
+
+    async def freeze(self, action_id: str, runner: str, now: datetime) -> LeadAction | None:
+        found = self._one(await self._db.fetchrow(_FIND, action_id))
+        if found is None or found.runner != runner or found.status is not ActionStatus.RUNNING:
+            return None
+        if found.total is not None:
+            return found
+        where, where_args = lead_segments.where(self._db.kind, found.account_id, found.segment)
+        members = _MEMBERS.format(where=where)
+        args = [action_id, *where_args, found.created_at]
+        if self._db.kind == "postgres":
+            claim = (
+                'SELECT 1 FROM "lead_actions" WHERE "action_id" = %s AND "runner" = %s'
+                f' AND "status" = {_RUNNING} AND "total" IS NULL FOR UPDATE'
+            )
+            text = (
+                f"WITH claim AS ({claim}), frozen AS ({_INSERT_MEMBERS}{members}"
+                " AND EXISTS (SELECT 1 FROM claim) RETURNING 1) "
+                + _SET_TOTAL.format(total="(SELECT count(*) FROM frozen)")
+                + " AND EXISTS (SELECT 1 FROM claim)"
+            )
+            await self._db.execute(
+                ACTIONS.statement(text), action_id, runner, *args, now, action_id
+            )
+        else:
+            async with self._db.transaction():  # its write lock, from the check on
+                row = await self._db.fetchrow(_CLAIMED, action_id)
+                if row is None or row["runner"] != runner or row["total"] is not None:
+                    return await self._frozen(action_id, runner)
+                await self._db.execute(ACTIONS.statement(_INSERT_MEMBERS + members), *args)
+                total = '(SELECT count(*) FROM "lead_action_members" WHERE "action_id" = %s)'
+                await self._db.execute(
+                    ACTIONS.statement(_SET_TOTAL.format(total=total)), action_id, now, action_id
+                )
+        return await self._frozen(action_id, runner)
+
+    async def _frozen(self, action_id: str, runner: str) -> LeadAction | None:
+        found = self._one(await self._db.fetchrow(_FIND, action_id))
+        if found is None or found.runner != runner or found.status is not ActionStatus.RUNNING:
+            return None
+        return found
+
+    async def apply(self, batch: ActionBatch) -> ActionOutcome | None:
+        if self._db.kind == "postgres":
+            return await self._apply_postgres(batch)
+        return await self._apply_sqlite(batch)
+
+    async def _apply_postgres(self, batch: ActionBatch) -> ActionOutcome | None:
+        action = batch.action
+        change = action.change
+        args: list[Any] = [
+            action.action_id,
+            batch.runner,
+            batch.start,
+            batch.end,
+            action.account_id,
+            batch.now,
+        ]
+        if action.kind is not ActionKind.DELETE:
+            args += [list(change.add), list(change.remove), encode_fields(event_detail(action))]
+        row = await self._db.fetchrow(_batch_statement(action.kind), *args)
+        assert row is not None
+        if not row["claimed"]:
+            return None
+        size = batch.end - batch.start
+        changed, failed = int(row["changed"]), int(row["failed"])
+        return ActionOutcome(changed, max(size - changed - failed, 0), failed)
+
+    async def _apply_sqlite(self, batch: ActionBatch) -> ActionOutcome | None:
+        action = batch.action
+        async with self._db.transaction():  # its write lock, from the check to the last write
+            row = await self._db.fetchrow(_CLAIMED, action.action_id)
+            if row is None or (row["runner"], row["done"]) != (batch.runner, batch.start):
+                return None
+            if row["status"] != ActionStatus.RUNNING:
+                return None
+            found = await self._db.fetch(
+                _BATCH_LEADS, action.account_id, action.action_id, batch.start, batch.end
+            )
+            planned = plan(batch, [LEADS.from_row(lead) for lead in found])
+            retagged = planned.leads
+            if action.kind is ActionKind.DELETE:
+                await self._db.execute(
+                    _DELETE_BATCH, action.account_id, action.action_id, batch.start, batch.end
+                )
+                retagged = []
+            for first in range(0, len(retagged), _TAGS_PER_UPDATE):
+                leads = retagged[first : first + _TAGS_PER_UPDATE]
+                values = [v for lead in leads for v in (lead.lead_id, *_TAGS_OF(lead))]
+                await self._db.execute(_set_tags(len(leads)), batch.now, *values)
+                detail = encode_fields(event_detail(action))
+                kind = str(LeadEventKind.TAGS_CHANGED)
+                events = [
+                    v for lead in leads for v in (action.account_id, lead.lead_id, kind, batch.now,
+                                                  detail)
+                ]  # fmt: skip
+                await self._db.execute(event_inserts(len(leads)), *events)
+            outcome = planned.outcome
+            await self._db.execute(
+                _PROGRESS,
+                batch.end,
+                outcome.changed,
+                outcome.skipped,
+                outcome.failed,
+                batch.now,
+                action.action_id,
+            )
+        return outcome
+
+    async def finish(
+        self, action_id: str, runner: str, now: datetime, error: str | None = None
+    ) -> LeadAction | None:
+        status = ActionStatus.DONE if error is None else ActionStatus.FAILED
+        async with self._db.transaction():
+            row = await self._db.fetchrow(
+                _FINISH, str(status), error or "", now, now, action_id, runner, runner
+            )
+            finished = self._one(row)
+            if finished is not None:  # its frozen leads are of no more use
+                await self._db.execute(_FORGET_MEMBERS, action_id)
+        return finished
+
+    async def unfinished(self) -> list[LeadAction]:
+        return [_action_of(row) for row in await self._db.fetch(_UNFINISHED)]
+
+    @staticmethod
+    def _one(row: Mapping[str, Any] | None) -> LeadAction | None:
+        return None if row is None else _action_of(row)
+
+
+# Postgres: a lead's tags after the change ($7 added, $8 removed), sorted as Python sorts
+# (ASCII tags: "C" is code-point order), from the row as it is when written.
+_NEW_TAGS = (
+    'ARRAY(SELECT DISTINCT t COLLATE "C" FROM unnest("leads"."tags" || $7::text[]) AS t'
+    " WHERE t <> ALL($8::text[]) ORDER BY 1)"
+)
+_IN_BATCH = '"account_id" = $5 AND "lead_id" IN (SELECT "lead_id" FROM batch)'
+
+
+@functools.cache
+def _batch_statement(kind: ActionKind) -> Statement:
+    """One batch on Postgres: $1 the action, $2 its runner, $3 and $4 the positions after
+    which and up to which, $5 the account, $6 now; and for a tag change $7 and $8 the tags
+    added and removed, $9 the events' detail."""
+    if kind is ActionKind.DELETE:
+        changed = f'DELETE FROM "leads" WHERE {_IN_BATCH} RETURNING "lead_id"'
+        over = "SELECT 0 AS n"
+        events = "SELECT 1"
+    else:
+        changed = (
+            f'UPDATE "leads" SET "tags" = {_NEW_TAGS}, "updated_at" = $6 WHERE {_IN_BATCH}'
+            f' AND {_NEW_TAGS} <> "tags" AND cardinality({_NEW_TAGS}) <= {MAX_TAGS}'
+            ' RETURNING "lead_id"'
+        )
+        over = (
+            f'SELECT count(*) AS n FROM "leads" WHERE {_IN_BATCH}'
+            f' AND {_NEW_TAGS} <> "tags" AND cardinality({_NEW_TAGS}) > {MAX_TAGS}'
+        )
+        events = (
+            'INSERT INTO "lead_events" ("account_id", "lead_id", "kind", "at", "detail")'
+            f" SELECT $5::text, \"lead_id\", '{LeadEventKind.TAGS_CHANGED}', $6::timestamptz,"
+            " $9::jsonb FROM up"
+        )
+    text = f"""
+WITH claim AS (
+  SELECT "action_id" FROM "lead_actions" WHERE "action_id" = $1 AND "runner" = $2
+    AND "done" = $3 AND "status" = {_RUNNING} FOR UPDATE
+), batch AS (
+  SELECT "lead_id" FROM "lead_action_members" WHERE "action_id" = $1
+    AND "position" > $3 AND "position" <= $4 AND EXISTS (SELECT 1 FROM claim)
+), up AS ({changed}
+), over AS ({over}
+), events AS ({events}
+), progress AS (
+  UPDATE "lead_actions" SET "done" = $4, "attempts" = 0,
+    "changed" = "changed" + (SELECT count(*) FROM up),
+    "failed" = "failed" + (SELECT n FROM over),
+    "skipped" = "skipped" + greatest(($4 - $3) - (SELECT count(*) FROM up)
+      - (SELECT n FROM over), 0),
+    "updated_at" = $6
+  WHERE "action_id" = $1 AND EXISTS (SELECT 1 FROM claim)
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM progress) AS "claimed", (SELECT count(*) FROM up) AS "changed",
+  (SELECT n FROM over) AS "failed"
+"""
+    return LEADS.statement(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _set_tags(count: int) -> Statement:
+    """SQLite: ``count`` leads' tags set (and their updated_at), from (id, tags) pairs."""
+    values = ", ".join(["(%s, %s)"] * count)
+    return LEADS.statement(
+        'UPDATE "leads" SET "tags" = "v"."column2", "updated_at" = %s'
+        f' FROM (VALUES {values}) AS "v" WHERE "leads"."lead_id" = "v"."column1"'
+    )
