@@ -29,6 +29,7 @@ from bench.campaign_results import with_campaigns
 from bench.campaigns import run_campaigns
 from bench.common import ROOT, log, relative
 from bench.database import account_with_key, fresh_database, prepare, row_counts
+from bench.lead_actions import run_actions, with_actions
 from bench.lead_files import run_lead_files, with_lead_files
 from bench.lead_search import run_search, with_search
 from bench.loadgen import LoadError
@@ -43,6 +44,7 @@ from bench.profile import summarize
 from bench.report import render
 from bench.results import Collected, assemble, write_json
 from bench.scenarios import (
+    ACTIONS_ID,
     BATCH_ID,
     CAMPAIGN_IDS,
     FILE_IDS,
@@ -79,6 +81,7 @@ def run(opts: Options) -> dict[str, Any]:
     long_rows: dict[str, Any] = {}
     message_log: dict[str, Any] = {}
     search: dict[str, Any] = {}
+    actions: dict[str, Any] = {}
     campaigns: dict[str, Any] = {}
 
     local = urlsplit(opts.postgres_url).hostname in (None, "", "127.0.0.1", "localhost", "::1")
@@ -146,6 +149,9 @@ def run(opts: Options) -> dict[str, Any]:
         if opts.selected(SEARCH_ID):  # 1,000,000 leads in an account of its own
             q_key, q_account = account_with_key(db_url, env, "bench-search")
             search = run_search(servers["leadmail"].url, q_key, db_url, q_account)
+        if opts.selected(ACTIONS_ID):  # 100,000 leads in an account of its own
+            a_key, a_account = account_with_key(db_url, env, "bench-actions")
+            actions = run_actions(servers["leadmail"].url, a_key, db_url, a_account)
         if files := {i for i in FILE_IDS if opts.selected(i)}:
             f_key, _ = account_with_key(db_url, env, "bench-files")
             lead_files = run_lead_files(files, servers["leadmail"], f_key)
@@ -177,6 +183,7 @@ def run(opts: Options) -> dict[str, Any]:
     report = with_lead_files(assemble(opts, scenarios, got, meta), lead_files)
     report = with_message_log(with_long_rows(report, long_rows), message_log)
     report = with_search(report, search)
+    report = with_actions(report, actions)
     return with_campaigns(report, campaigns)
 
 

@@ -24,6 +24,7 @@ from leadmail.bootstrap import Adapters
 from leadmail.config import Settings
 from leadmail.domain.campaigns import CAMPAIGN_ID_PREFIX
 from leadmail.domain.email import MESSAGE_ID_PREFIX
+from leadmail.domain.lead_actions import ACTION_ID_PREFIX
 from leadmail.domain.lead_imports import IMPORT_ID_PREFIX
 from leadmail.domain.leads import LEAD_ID_PREFIX
 from tests.api.campaign_support import campaign_body
@@ -35,6 +36,7 @@ PREFIXES = {
     "lead_id": LEAD_ID_PREFIX,
     "message_id": MESSAGE_ID_PREFIX,
     "import_id": IMPORT_ID_PREFIX,
+    "action_id": ACTION_ID_PREFIX,
     "campaign_id": CAMPAIGN_ID_PREFIX,
     "email": "ada@example.com",  # a suppressed address (DELETE /api/v1/suppressions/{email})
     "template_id": "welcome-",  # template ids have no prefix

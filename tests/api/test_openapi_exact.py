@@ -21,13 +21,14 @@ from leadmail.adapters.http.tracing import REQUEST_ID
 from leadmail.domain.campaigns import CAMPAIGN_ID
 from leadmail.domain.email import MESSAGE_ID
 from leadmail.domain.errors import ValidationFailed
+from leadmail.domain.lead_actions import ACTION_ID
 from leadmail.domain.lead_imports import IMPORT_ID
 from leadmail.domain.leads import LEAD_ID
 from leadmail.domain.templates import TEMPLATE_ID
 from leadmail.services.import_reading import header_bytes
 from tests.api.campaign_support import campaign_body
 from tests.api.support import Api, email_settings, open_api, plain_email, welcome_email
-from tests.support.envelope import CAMPAIGNS, IMPORTS, SEND, TEMPLATE
+from tests.support.envelope import ACTIONS, CAMPAIGNS, IMPORTS, SEND, TEMPLATE
 
 DEFAULT_SENDER = "School <school@example.com>"
 SCHEMA = "/schema/openapi.json"
@@ -48,6 +49,7 @@ ANSWER_IDS = {
     ("Suppression", "message_id"): MESSAGE_ID,
     ("Suppression", "campaign_id"): CAMPAIGN_ID,
     ("ImportOut", "id"): IMPORT_ID,
+    ("LeadAction", "id"): ACTION_ID,
     ("Campaign", "id"): CAMPAIGN_ID,
     ("DeletedCampaign", "id"): CAMPAIGN_ID,
     ("Template", "id"): TEMPLATE_ID,
@@ -93,6 +95,9 @@ async def test_every_id_in_an_answer_states_its_kind_s_pattern_and_matches_it(ap
         IMPORTS, content=b"email\nb@example.com\n", headers={**api.auth, "Content-Type": "text/csv"}
     )
     campaign = await api.client.post(CAMPAIGNS, json=campaign_body(audience={}), headers=api.auth)
+    action = await api.client.post(
+        ACTIONS, json={"action": "delete", "filter": {"tag": "none"}}, headers=api.auth
+    )
 
     assert set(ids) - REQUEST_IDS == set(ANSWER_IDS)
     for key, rule in ANSWER_IDS.items():
@@ -103,6 +108,7 @@ async def test_every_id_in_an_answer_states_its_kind_s_pattern_and_matches_it(ap
     assert MESSAGE_ID.fullmatch(sent.json()["data"]["id"]), sent.text
     assert IMPORT_ID.fullmatch(imported.json()["data"]["id"]), imported.text
     assert CAMPAIGN_ID.fullmatch(campaign.json()["data"]["id"]), campaign.text
+    assert ACTION_ID.fullmatch(action.json()["data"]["id"]), action.text
 
 
 # --- a blank `from` -------------------------------------------------------------------

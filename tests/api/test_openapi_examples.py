@@ -11,6 +11,7 @@ import jsonschema
 from tests.api.support import SENDER, Api
 from tests.support.catalog import WELCOME_VARIABLES
 from tests.support.envelope import (
+    ACTIONS,
     CAMPAIGNS,
     EXPORT,
     IMPORTS,
@@ -190,6 +191,18 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
         ),
         (EXPORT, "get"): await call(api, "GET", EXPORT),
     }
+    # The bulk action's example, run; and as a dry run (its second success, 200).
+    action_body = example_of(spec, ACTIONS)
+    action = await call(api, "POST", ACTIONS, 202, json=action_body)
+    action_id = action["data"]["id"]
+    counted = await call(api, "POST", ACTIONS, 200, json={**action_body, "dry_run": True})
+    dry = success_example(spec, ACTIONS, "post", "200")
+    assert counted["message"] == dry["message"] == "Dry run: nothing done"
+    assert_like(counted, dry, "post 200 " + ACTIONS)
+    answers |= {
+        (ACTIONS, "post"): action,
+        (ACTIONS + "/{action_id}", "get"): await call(api, "GET", f"{ACTIONS}/{action_id}"),
+    }
     # The campaign's example audience holds the imported lead.
     body = spec["paths"][CAMPAIGNS]["post"]["requestBody"]["content"]["application/json"]
     campaign = {**body["example"], "from": SENDER}
@@ -271,6 +284,7 @@ async def test_success_examples_are_what_the_server_answers(api: Api, spec: dict
     for (path, method), real in answers.items():
         created = "201" if (path, method) == (SUPPRESSIONS, "post") else ""  # it has a 200
         created = "201" if (path, method) == (TEMPLATES, "post") else created
+        created = "202" if (path, method) == (ACTIONS, "post") else created
         example = success_example(spec, path, method, created)
         if isinstance(example, str):  # a CSV file: the same first columns
             assert real.startswith("email,name,source,note,phone,tags"), (method, path)

@@ -13,6 +13,7 @@ import httpx
 LEADS = "/api/v1/leads"
 IMPORTS = LEADS + "/imports"
 EXPORT = LEADS + "/export"
+ACTIONS = LEADS + "/actions"
 EMAIL = "/api/v1/email"
 TEMPLATES = EMAIL + "/templates"
 SEND = EMAIL + "/send"

@@ -35,7 +35,8 @@ only (map_case):
 That seeded lead is the harness's own data, so no generated call may remove it (a lead
 read back from an answer can be named by a later call): a DELETE of its id names an id no
 lead has, and an erasure (POST /api/v1/privacy/erase) of its address names another
-address. Every other lead is the run's to delete or erase.
+address; and a bulk delete (POST /api/v1/leads/actions) is made a dry run (a boolean the
+document allows either way). Every other lead is the run's to delete or erase.
 
 Everything else, an import's file and every ``from`` among them, goes as generated: the
 document states those rules itself.
@@ -82,6 +83,7 @@ TEMPLATE_SEND = "POST /api/v1/email/template"
 CAMPAIGN = "POST /api/v1/campaigns"
 DELETE_LEAD = "DELETE /api/v1/leads/{lead_id}"
 ERASE = "POST /api/v1/privacy/erase"
+LEAD_ACTION = "POST /api/v1/leads/actions"
 CREATE_TEMPLATE = "POST /api/v1/email/templates"
 CHANGE_TEMPLATE = "PUT /api/v1/email/templates/{template_id}"
 PREVIEW = "POST /api/v1/email/templates/{template_id}/preview"
@@ -296,6 +298,12 @@ def fill_data(catalog: Catalog, run: Run, seed_lead_id: str) -> Callable[[Any, A
             and is_seed_address(case.body.get("email"))
         ):
             case.body = {**case.body, "email": NOT_THE_SEED}
+        elif (
+            label == LEAD_ACTION
+            and isinstance(case.body, dict)
+            and case.body.get("action") == "delete"
+        ):
+            case.body = {**case.body, "dry_run": True}  # counted, the seeded lead kept
         return case
 
     return map_case

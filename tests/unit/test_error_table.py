@@ -36,6 +36,7 @@ def test_the_document_describes_a_status_by_all_its_codes() -> None:
     for kind in ALL:
         assert f"`{kind.code}`: {kind.when}" in describe(with_status(kind.status))
     assert [k.code for k in with_status(404)] == [
+        "ACTION_NOT_FOUND",
         "CAMPAIGN_NOT_FOUND",
         "IMPORT_NOT_FOUND",
         "LEAD_NOT_FOUND",

@@ -1,6 +1,7 @@
 """``leadmail leads import``: a CSV file imported into an account from the command line,
 by the same service the API runs, in this process, with a progress bar; ``leadmail leads
-import-errors``: every row an import did not take."""
+import-errors``: every row an import did not take; ``tag``, ``untag`` and ``delete``: a
+bulk action on a segment (lead_actions.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Never
 from tqdm import tqdm
 
 from leadmail.bootstrap import Adapters, wire
+from leadmail.cli import lead_actions
 from leadmail.cli.accounts import UsageError, account_id_of
 from leadmail.cli.hints import command_line
 from leadmail.config import Settings
@@ -53,6 +55,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     errors.add_argument("import_id")
     errors.add_argument("--account", required=True, help="the account's name")
     errors.set_defaults(run=run_import_errors)
+    lead_actions.add_commands(leads)
 
 
 INTERRUPTED = "interrupted at the command line; the rows counted were written"

@@ -16,6 +16,7 @@ from leadmail.adapters.http.campaigns import CampaignController
 from leadmail.adapters.http.email import REPLAYABLE, EmailController
 from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
 from leadmail.adapters.http.json_depth import DepthCheckedRequest
+from leadmail.adapters.http.lead_actions import LeadActionController
 from leadmail.adapters.http.lead_files import LeadFileController
 from leadmail.adapters.http.leads import LeadController
 from leadmail.adapters.http.messages import MessageController
@@ -81,6 +82,7 @@ def build_app(
                 export=services.export,
                 upload_limit=import_max_bytes,
             ),
+            bound_controller(LeadActionController, actions=services.lead_actions),
             bound_controller(
                 EmailController,
                 templates=services.templates,

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar.openapi.spec import Schema
+from litestar.openapi.spec import Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
+from leadmail.adapters.http.action_schemas import LeadActionIn
 from leadmail.adapters.http.campaign_schemas import CampaignChangeIn, CampaignIn
 from leadmail.adapters.http.rules import (
     ADDRESS,
@@ -132,3 +133,51 @@ def _state_body(body: Schema, *, sender_required: bool, new: bool) -> None:
     state_sender(body, sender_required=sender_required)
     if not new and body.required:  # a change keeps what it leaves out
         body.required = None
+
+
+ACTION_TEXT = (
+    "A tag change (`add_tags`, `remove_tags`: with `tags`) or a `delete` (without), on every"
+    " lead of `filter`; `dry_run`: count them, do nothing."
+)
+
+
+def action_schema() -> Schema:
+    """The body of startLeadAction (LeadActionRequest): one of its two shapes."""
+    dry_run = Schema(
+        type=OpenAPIType.BOOLEAN,
+        default=False,
+        description="Answer 200 with the number of leads it would touch now; do nothing",
+    )
+    tags = Schema(
+        type=OpenAPIType.ARRAY,
+        items=_string(**TAG),
+        min_items=1,
+        max_items=MAX_TAGS,
+        description="The tags added or removed (stored lower-cased)",
+    )
+
+    def shape(actions: list[str], **extra: Schema) -> Schema:
+        properties: dict[str, Schema | Reference] = {
+            "action": Schema(type=OpenAPIType.STRING, enum=actions),
+            **extra,
+            "filter": audience_schema(),
+            "dry_run": dry_run,
+        }
+        required = ["action", *extra, "filter"]
+        return Schema(
+            type=OpenAPIType.OBJECT,
+            properties=properties,
+            required=required,
+            additional_properties=False,
+        )
+
+    return Schema(
+        one_of=[shape(["add_tags", "remove_tags"], tags=tags), shape(["delete"])],
+        description=ACTION_TEXT,
+    )
+
+
+def state_action_rules(components: dict[str, Any]) -> None:
+    """Write startLeadAction's body (keyed by its class name) as its two shapes."""
+    if LeadActionIn.__name__ in components:
+        components[LeadActionIn.__name__] = action_schema()

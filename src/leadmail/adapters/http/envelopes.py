@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal, Self
 
 import msgspec
 
+from leadmail.adapters.http.action_schemas import LeadActionCountOut, LeadActionOut
 from leadmail.adapters.http.campaign_schemas import CampaignOut, CampaignPageOut, RecipientPageOut
 from leadmail.adapters.http.import_schemas import ImportErrorPageOut, ImportOut, ImportPageOut
 from leadmail.adapters.http.privacy_schemas import ErasedOut, PersonalDataOut
@@ -206,6 +207,14 @@ class TemplateSendUnavailableEnvelope(_Failed):
 
 class ImportEnvelope(Ok):
     data: ImportOut
+
+
+class LeadActionEnvelope(Ok):
+    data: LeadActionOut
+
+
+class LeadActionCountEnvelope(Ok):
+    data: LeadActionCountOut
 
 
 class ImportPageEnvelope(Ok):

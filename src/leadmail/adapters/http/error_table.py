@@ -19,6 +19,7 @@ from leadmail.domain.errors import (
     ValidationFailed,
 )
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
+from leadmail.domain.lead_actions import ActionNotFound
 from leadmail.domain.lead_imports import ImportNotFound
 from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFound
 from leadmail.domain.template_drafts import TemplateExists, TemplateInUse, TemplateReadOnly
@@ -64,6 +65,7 @@ BY_CLASS: dict[type[LeadmailError], ErrorKind] = {
          " them"),
         (MessageNotFound, 404, "Message not found", "no such message in your account"),
         (ImportNotFound, 404, "Import not found", "no such import in your account"),
+        (ActionNotFound, 404, "Bulk action not found", "no such bulk action in your account"),
         (CampaignNotFound, 404, "Campaign not found", "no such campaign in your account"),
         (SuppressionNotFound, 404, "Suppression not found",
          "that address is not on your account's suppression list"),

@@ -25,6 +25,7 @@ from litestar.openapi.spec import (
 )
 
 from leadmail.adapters.http import campaign_examples, envelopes, samples
+from leadmail.adapters.http.action_schemas import LeadActionCountOut, LeadActionOut
 from leadmail.adapters.http.error_table import (
     BY_CLASS,
     INTERNAL_ERROR,
@@ -67,6 +68,7 @@ from leadmail.domain.errors import (
     ValidationFailed,
 )
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
+from leadmail.domain.lead_actions import ActionNotFound
 from leadmail.domain.lead_imports import ImportNotFound
 from leadmail.domain.lead_listing import LeadPage, PageCursor
 from leadmail.domain.lead_timeline import created, merged, of_event, of_message, tags_changed
@@ -214,6 +216,15 @@ SUCCESSES: dict[str, msgspec.Struct | str] = {
     "getLeadImport": envelopes.ImportEnvelope.of(
         "Import retrieved", ImportOut.of(samples.IMPORT_RUNNING, _RUNNING_AT)
     ),
+    "startLeadAction": envelopes.LeadActionEnvelope.of(
+        "Bulk action queued", LeadActionOut.of(samples.ACTION, samples.AT)
+    ),
+    "startLeadAction:200": envelopes.LeadActionCountEnvelope.of(
+        "Dry run: nothing done", LeadActionCountOut.of(samples.ACTION_ORDER, 42_000)
+    ),
+    "getLeadAction": envelopes.LeadActionEnvelope.of(
+        "Bulk action retrieved", LeadActionOut.of(samples.ACTION_RUNNING, _RUNNING_AT)
+    ),
     "listLeadImportErrors": envelopes.ImportErrorPageEnvelope.of(
         "Import errors retrieved",
         ImportErrorPageOut([ImportErrorOut.of(e) for e in samples.IMPORT_ERRORS], "230"),
@@ -257,6 +268,7 @@ _RAISED: dict[str, LeadmailError] = {
     "TEMPLATE_IN_USE": TemplateInUse("open-day", ["cmp_Hq7Rt2Kx9Lm4Vb8Nc3Pw6A"], "campaigns"),
     "MESSAGE_NOT_FOUND": MessageNotFound("msg_Vb7Qw2Lr9TzK4mXc8HnP1A"),
     "IMPORT_NOT_FOUND": ImportNotFound(samples.IMPORT.import_id),
+    "ACTION_NOT_FOUND": ActionNotFound(samples.ACTION.action_id),
     "LEAD_EXISTS": DuplicateLead(samples.LEAD.lead_id),
     "IDEMPOTENCY_KEY_REUSED": IdempotencyKeyReused(),
     "IDEMPOTENCY_IN_PROGRESS": IdempotencyInProgress(),

@@ -23,6 +23,7 @@ from litestar.openapi.spec import (
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
 from leadmail.adapters.http import (
+    action_schemas,
     campaign_schemas,
     envelopes,
     examples,
@@ -33,7 +34,7 @@ from leadmail.adapters.http import (
     template_schemas,
     timeline_schemas,
 )
-from leadmail.adapters.http.campaign_rules import state_campaign_rules
+from leadmail.adapters.http.campaign_rules import state_action_rules, state_campaign_rules
 from leadmail.adapters.http.docs import docs_plugins
 from leadmail.adapters.http.envelopes import (
     ErrorEnvelope,
@@ -88,6 +89,9 @@ COMPONENT_NAMES = {
     privacy_schemas.PersonalDataOut: "PersonalData",
     privacy_schemas.PrivacyRecipientOut: "PersonalDataRecipient",
     privacy_schemas.PrivacyImportRowOut: "PersonalDataImportRow",
+    action_schemas.LeadActionIn: "LeadActionRequest",
+    action_schemas.LeadActionOut: "LeadAction",
+    action_schemas.LeadActionCountOut: "LeadActionCount",
 }
 
 REQUEST_BODIES = (
@@ -129,6 +133,7 @@ def finish(
     schemas_ = document.components.schemas
     state_rules(schemas_, sender_required=sender_required)
     state_campaign_rules(schemas_, sender_required=sender_required)
+    state_action_rules(schemas_)
     message = schemas_.get(schemas.MessageOut.__name__)
     if providers and isinstance(message, Schema) and message.properties:
         provider = message.properties["provider"]

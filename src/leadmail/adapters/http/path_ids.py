@@ -12,6 +12,7 @@ from litestar.params import ParameterKwarg, PathParameter
 from leadmail.domain.campaigns import CAMPAIGN_ID
 from leadmail.domain.email import MESSAGE_ID
 from leadmail.domain.ids import MAX_ID_LENGTH
+from leadmail.domain.lead_actions import ACTION_ID
 from leadmail.domain.lead_imports import IMPORT_ID
 from leadmail.domain.leads import LEAD_ID
 from leadmail.domain.templates import TEMPLATE_ID
@@ -26,6 +27,7 @@ def _in_path(rule: re.Pattern[str], description: str) -> ParameterKwarg:
 LeadId = Annotated[str, _in_path(LEAD_ID, "A lead's id")]
 MessageId = Annotated[str, _in_path(MESSAGE_ID, "A message's id")]
 ImportId = Annotated[str, _in_path(IMPORT_ID, "An import's id")]
+ActionId = Annotated[str, _in_path(ACTION_ID, "A bulk action's id")]
 CampaignId = Annotated[str, _in_path(CAMPAIGN_ID, "A campaign's id")]
 TemplateIdPath = Annotated[
     str,

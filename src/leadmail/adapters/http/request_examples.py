@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from leadmail.adapters.http import (
+    action_schemas,
     campaign_examples,
     campaign_schemas,
     privacy_schemas,
@@ -78,6 +79,11 @@ REQUESTS: dict[type[Any], dict[str, Any]] = {
     },
     template_schemas.TemplateChangeIn: {
         "subject": "{{first_name}}, our open day is on {{date}}: come and see",
+    },
+    action_schemas.LeadActionIn: {
+        "action": "add_tags",
+        "tags": ["cohort-b"],
+        "filter": {"tag": "open-day", "source": "fair"},
     },
     campaign_schemas.CampaignChangeIn: {
         "name": "March open day: second call",

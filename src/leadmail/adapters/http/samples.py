@@ -11,6 +11,7 @@ from leadmail.domain.custom_fields import FieldValue
 from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
 from leadmail.domain.email import Message, MessageStatus
 from leadmail.domain.errors import LeadmailError
+from leadmail.domain.lead_actions import ActionOrder, ActionStatus, LeadAction
 from leadmail.domain.lead_imports import ImportMode, ImportStatus, LeadImport, RowError
 from leadmail.domain.leads import Lead
 from leadmail.domain.message_events import EventType, MessageEvent
@@ -64,6 +65,27 @@ IMPORT_RUNNING = replace(
     updated=850,
     skipped=12,
     failed=18,
+)
+# A bulk action as queued, and half way.
+ACTION_ORDER = ActionOrder.parse("add_tags", ["cohort-b"], {"tag": "open-day", "source": "fair"})
+ACTION = LeadAction(
+    action_id="act_Jw3Nq8Rt5Lz2Kc7Vb4Mx9A",
+    account_id=ACCOUNT,
+    kind=ACTION_ORDER.kind,
+    tags=ACTION_ORDER.tags,
+    segment=ACTION_ORDER.segment,
+    status=ActionStatus.QUEUED,
+    created_at=AT,
+    updated_at=AT,
+)
+ACTION_RUNNING = replace(
+    ACTION,
+    status=ActionStatus.RUNNING,
+    started_at=AT,
+    total=42_000,
+    done=20_000,
+    changed=19_870,
+    skipped=130,
 )
 IMPORT_ERRORS = [
     RowError(
