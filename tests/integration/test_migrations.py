@@ -711,7 +711,7 @@ async def test_the_bulk_action_tables_come_and_go_with_their_migration(
     await migrate(empty.database)
     schema = await empty.schema()
     assert schema.tables >= ACTION_TABLES
-    assert {"lead_action_members_position", "lead_actions_unfinished"} <= set(schema.indexes)
+    assert {"lead_action_members_chunk", "lead_actions_unfinished"} <= set(schema.indexes)
 
     await rollback_all(empty.database, down_to=ACTION_MIGRATIONS[0])
 

@@ -30,6 +30,7 @@ from leadmail.adapters.db.statements import Mapped, Statement
 from leadmail.adapters.db.tables import LeadActions
 from leadmail.domain.custom_fields import encode_fields
 from leadmail.domain.lead_actions import (
+    ACTION_BATCH,
     ActionBatch,
     ActionKind,
     ActionOutcome,
@@ -70,37 +71,59 @@ _UNFINISHED = ACTIONS.statement(
     f'SELECT {_ALL} FROM "lead_actions" WHERE "status" IN {_WAITING}'
     ' ORDER BY "created_at", "action_id"'
 )
-# Which leads of the account the action froze: in its segment now, created by then.
-_MEMBERS = (
-    'SELECT %s, row_number() OVER (ORDER BY "created_at", "lead_id"), "lead_id"'
+# Which leads of the account the action froze: in its segment now, created by then,
+# oldest first (their position), CHUNK ids a row.
+CHUNK = ACTION_BATCH
+_NUMBERED = (
+    'SELECT "lead_id", row_number() OVER (ORDER BY "created_at", "lead_id") AS "n"'
     ' FROM "leads"{where} AND "created_at" <= %s'
 )
-_INSERT_MEMBERS = 'INSERT INTO "lead_action_members" ("action_id", "position", "lead_id") '
-_SET_TOTAL = 'UPDATE "lead_actions" SET "total" = {total}, "updated_at" = %s WHERE "action_id" = %s'
+_FREEZE = (  # Postgres: the chunks, and the total, in one statement
+    'WITH claim AS (SELECT 1 FROM "lead_actions" WHERE "action_id" = %s AND "runner" = %s'
+    f' AND "status" = {_RUNNING} AND "total" IS NULL FOR UPDATE),'
+    ' frozen AS (INSERT INTO "lead_action_members" ("action_id", "chunk", "lead_ids")'
+    f' SELECT %s, ("n" - 1) / {CHUNK}, array_agg("lead_id" ORDER BY "n")'
+    ' FROM ({numbered} AND EXISTS (SELECT 1 FROM claim)) AS "f"'
+    f' GROUP BY ("n" - 1) / {CHUNK} RETURNING cardinality("lead_ids") AS "size")'
+    ' UPDATE "lead_actions" SET "total" = (SELECT coalesce(sum("size"), 0) FROM frozen),'
+    ' "updated_at" = %s WHERE "action_id" = %s AND EXISTS (SELECT 1 FROM claim)'
+)
+_ADD_CHUNK = ACTIONS.statement(  # SQLite
+    'INSERT INTO "lead_action_members" ("action_id", "chunk", "lead_ids") VALUES (%s, %s, %s)'
+)
+_SET_TOTAL = ACTIONS.statement(
+    'UPDATE "lead_actions" SET "total" = %s, "updated_at" = %s WHERE "action_id" = %s'
+)
 # SQLite: the action as a batch finds it (its runner and position checked in Python).
 _CLAIMED = ACTIONS.statement(
     'SELECT "runner", "done", "status", "total" FROM "lead_actions" WHERE "action_id" = %s'
 )
+# SQLite: the ids at positions start < p <= end (json_each's key: 0 for the chunk's first).
 _BATCH_IDS = (
-    'SELECT "lead_id" FROM "lead_action_members" WHERE "action_id" = %s'
-    ' AND "position" > %s AND "position" <= %s'
+    'SELECT "j"."value" FROM "lead_action_members" AS "m", json_each("m"."lead_ids") AS "j"'
+    ' WHERE "m"."action_id" = %s AND "m"."chunk" BETWEEN %s AND %s'
+    f' AND "m"."chunk" * {CHUNK} + "j"."key" + 1 > %s'
+    f' AND "m"."chunk" * {CHUNK} + "j"."key" + 1 <= %s'
 )
 _PROGRESS = ACTIONS.statement(
     'UPDATE "lead_actions" SET "done" = %s, "attempts" = 0, "changed" = "changed" + %s,'
     ' "skipped" = "skipped" + %s, "failed" = "failed" + %s, "updated_at" = %s'
     ' WHERE "action_id" = %s'
 )
-_LEADS = ", ".join(f'"l"."{column}"' for column in LEADS.columns)
+_LEAD_COLUMNS = ", ".join(f'"{column}"' for column in LEADS.columns)
 _BATCH_LEADS = LEADS.statement(
-    f'SELECT {_LEADS} FROM "lead_action_members" AS "m" JOIN "leads" AS "l"'
-    ' ON "l"."lead_id" = "m"."lead_id" AND "l"."account_id" = %s'
-    ' WHERE "m"."action_id" = %s AND "m"."position" > %s AND "m"."position" <= %s'
+    f'SELECT {_LEAD_COLUMNS} FROM "leads" WHERE "account_id" = %s AND "lead_id" IN ({_BATCH_IDS})'
 )
 _DELETE_BATCH = LEADS.statement(
     f'DELETE FROM "leads" WHERE "account_id" = %s AND "lead_id" IN ({_BATCH_IDS})'
 )
 _TAGS_PER_UPDATE = 200  # SQLite: leads per multi-row UPDATE (2 parameters each)
 _TAGS_OF = LEADS.getter(["tags"])
+
+
+def _chunks(start: int, end: int) -> tuple[int, int]:
+    """The chunks that hold positions start < p <= end."""
+    return start // CHUNK, (end - 1) // CHUNK
 
 
 def _action_of(row: Mapping[str, Any]) -> LeadAction:
@@ -129,32 +152,30 @@ class PiccoloLeadActionRepository(LeadActionRepository):
         if found.total is not None:
             return found
         where, where_args = lead_segments.where(self._db.kind, found.account_id, found.segment)
-        members = _MEMBERS.format(where=where)
-        args = [action_id, *where_args, found.created_at]
+        numbered = _NUMBERED.format(where=where)
         if self._db.kind == "postgres":
-            claim = (
-                'SELECT 1 FROM "lead_actions" WHERE "action_id" = %s AND "runner" = %s'
-                f' AND "status" = {_RUNNING} AND "total" IS NULL FOR UPDATE'
-            )
-            text = (
-                f"WITH claim AS ({claim}), frozen AS ({_INSERT_MEMBERS}{members}"
-                " AND EXISTS (SELECT 1 FROM claim) RETURNING 1) "
-                + _SET_TOTAL.format(total="(SELECT count(*) FROM frozen)")
-                + " AND EXISTS (SELECT 1 FROM claim)"
-            )
             await self._db.execute(
-                ACTIONS.statement(text), action_id, runner, *args, now, action_id
+                ACTIONS.statement(_FREEZE.format(numbered=numbered)),
+                action_id,
+                runner,
+                action_id,
+                *where_args,
+                found.created_at,
+                now,
+                action_id,
             )
         else:
+            ordered = ACTIONS.statement(f'SELECT "lead_id" FROM ({numbered}) ORDER BY "n"')
             async with self._db.transaction():  # its write lock, from the check on
                 row = await self._db.fetchrow(_CLAIMED, action_id)
                 if row is None or row["runner"] != runner or row["total"] is not None:
                     return await self._frozen(action_id, runner)
-                await self._db.execute(ACTIONS.statement(_INSERT_MEMBERS + members), *args)
-                total = '(SELECT count(*) FROM "lead_action_members" WHERE "action_id" = %s)'
-                await self._db.execute(
-                    ACTIONS.statement(_SET_TOTAL.format(total=total)), action_id, now, action_id
-                )
+                ids = [r["lead_id"] for r in await self._db.fetch(ordered, *where_args,
+                                                                   found.created_at)]  # fmt: skip
+                for first in range(0, len(ids), CHUNK):
+                    chunk = ids[first : first + CHUNK]
+                    await self._db.execute(_ADD_CHUNK, action_id, first // CHUNK, chunk)
+                await self._db.execute(_SET_TOTAL, len(ids), now, action_id)
         return await self._frozen(action_id, runner)
 
     async def _frozen(self, action_id: str, runner: str) -> LeadAction | None:
@@ -197,15 +218,12 @@ class PiccoloLeadActionRepository(LeadActionRepository):
                 return None
             if row["status"] != ActionStatus.RUNNING:
                 return None
-            found = await self._db.fetch(
-                _BATCH_LEADS, action.account_id, action.action_id, batch.start, batch.end
-            )
+            where = (action.action_id, *_chunks(batch.start, batch.end), batch.start, batch.end)
+            found = await self._db.fetch(_BATCH_LEADS, action.account_id, *where)
             planned = plan(batch, [LEADS.from_row(lead) for lead in found])
             retagged = planned.leads
             if action.kind is ActionKind.DELETE:
-                await self._db.execute(
-                    _DELETE_BATCH, action.account_id, action.action_id, batch.start, batch.end
-                )
+                await self._db.execute(_DELETE_BATCH, action.account_id, *where)
                 retagged = []
             for first in range(0, len(retagged), _TAGS_PER_UPDATE):
                 leads = retagged[first : first + _TAGS_PER_UPDATE]
@@ -258,6 +276,16 @@ _NEW_TAGS = (
     " WHERE t <> ALL($8::text[]) ORDER BY 1)"
 )
 _IN_BATCH = '"account_id" = $5 AND "lead_id" IN (SELECT "lead_id" FROM batch)'
+# What a lead must be for the change to do something, cheap tests first (containment,
+# overlap, lengths: the sorted new tags are counted only where they may not fit).
+_NEEDS = {
+    ActionKind.ADD_TAGS: 'NOT ("tags" @> $7::text[])',
+    ActionKind.REMOVE_TAGS: '"tags" && $8::text[]',
+}
+_FITS = (
+    f'NOT (cardinality("tags") + cardinality($7::text[]) > {MAX_TAGS}'
+    f" AND cardinality({_NEW_TAGS}) > {MAX_TAGS})"
+)
 
 
 @functools.cache
@@ -266,45 +294,48 @@ def _batch_statement(kind: ActionKind) -> Statement:
     which and up to which, $5 the account, $6 now; and for a tag change $7 and $8 the tags
     added and removed, $9 the events' detail."""
     if kind is ActionKind.DELETE:
-        changed = f'DELETE FROM "leads" WHERE {_IN_BATCH} RETURNING "lead_id"'
+        changed = f'DELETE FROM "leads" WHERE {_IN_BATCH} RETURNING "lead_id", TRUE AS "fits"'
         over = "SELECT 0 AS n"
         events = "SELECT 1"
     else:
+        # A lead it would give too many tags is left as it was (written as it was: they
+        # are rare, and so one pass over the batch finds them too), and counted failed.
+        # RETURNING reads the row as written: a changed lead's new tags fit again.
         changed = (
-            f'UPDATE "leads" SET "tags" = {_NEW_TAGS}, "updated_at" = $6 WHERE {_IN_BATCH}'
-            f' AND {_NEW_TAGS} <> "tags" AND cardinality({_NEW_TAGS}) <= {MAX_TAGS}'
-            ' RETURNING "lead_id"'
+            f'UPDATE "leads" SET "tags" = CASE WHEN {_FITS} THEN {_NEW_TAGS} ELSE "tags" END,'
+            f' "updated_at" = CASE WHEN {_FITS} THEN $6 ELSE "updated_at" END'
+            f' WHERE {_IN_BATCH} AND {_NEEDS[kind]} RETURNING "lead_id", {_FITS} AS "fits"'
         )
-        over = (
-            f'SELECT count(*) AS n FROM "leads" WHERE {_IN_BATCH}'
-            f' AND {_NEW_TAGS} <> "tags" AND cardinality({_NEW_TAGS}) > {MAX_TAGS}'
-        )
+        over = 'SELECT count(*) AS n FROM up WHERE NOT "fits"'
         events = (
             'INSERT INTO "lead_events" ("account_id", "lead_id", "kind", "at", "detail")'
             f" SELECT $5::text, \"lead_id\", '{LeadEventKind.TAGS_CHANGED}', $6::timestamptz,"
-            " $9::jsonb FROM up"
+            ' $9::jsonb FROM up WHERE "fits"'
         )
     text = f"""
 WITH claim AS (
   SELECT "action_id" FROM "lead_actions" WHERE "action_id" = $1 AND "runner" = $2
     AND "done" = $3 AND "status" = {_RUNNING} FOR UPDATE
 ), batch AS (
-  SELECT "lead_id" FROM "lead_action_members" WHERE "action_id" = $1
-    AND "position" > $3 AND "position" <= $4 AND EXISTS (SELECT 1 FROM claim)
+  SELECT "u"."lead_id" FROM "lead_action_members" AS "m",
+    unnest("m"."lead_ids") WITH ORDINALITY AS "u"("lead_id", "n")
+  WHERE "m"."action_id" = $1 AND "m"."chunk" BETWEEN $3::int / {CHUNK} AND ($4::int - 1) / {CHUNK}
+    AND "m"."chunk" * {CHUNK} + "u"."n" > $3 AND "m"."chunk" * {CHUNK} + "u"."n" <= $4
+    AND EXISTS (SELECT 1 FROM claim)
 ), up AS ({changed}
 ), over AS ({over}
 ), events AS ({events}
 ), progress AS (
   UPDATE "lead_actions" SET "done" = $4, "attempts" = 0,
-    "changed" = "changed" + (SELECT count(*) FROM up),
+    "changed" = "changed" + (SELECT count(*) FROM up WHERE "fits"),
     "failed" = "failed" + (SELECT n FROM over),
-    "skipped" = "skipped" + greatest(($4 - $3) - (SELECT count(*) FROM up)
-      - (SELECT n FROM over), 0),
+    "skipped" = "skipped" + greatest(($4 - $3) - (SELECT count(*) FROM up), 0),
     "updated_at" = $6
   WHERE "action_id" = $1 AND EXISTS (SELECT 1 FROM claim)
   RETURNING 1
 )
-SELECT (SELECT count(*) FROM progress) AS "claimed", (SELECT count(*) FROM up) AS "changed",
+SELECT (SELECT count(*) FROM progress) AS "claimed",
+  (SELECT count(*) FROM up WHERE "fits") AS "changed",
   (SELECT n FROM over) AS "failed"
 """
     return LEADS.statement(text)

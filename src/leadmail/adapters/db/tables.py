@@ -338,12 +338,14 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         finished_at = Timestamptz(null=True, default=None)
 
     class LeadActionMembers(Table, tablename="lead_action_members", db=engine):
-        # The leads an action froze, by position (1, 2, ... oldest first): (action_id,
-        # position) is the primary key the migration gives it. No foreign key to the
-        # lead: one deleted meanwhile is skipped.
+        # The leads an action froze, oldest first, ACTION_BATCH ids a row: chunk k holds
+        # positions k * ACTION_BATCH + 1 on ((action_id, chunk) unique through an index
+        # the migration creates). One row per batch, not per lead: the freeze writes a
+        # row for every 5,000 leads. No foreign key to the leads: one deleted meanwhile is
+        # skipped.
         action_id = ForeignKey(references=LeadActions, on_delete=OnDelete.cascade, null=False)
-        position = Integer()
-        lead_id = Varchar(length=40)
+        chunk = Integer()
+        lead_ids = Array(base_column=Text())
 
     class InstallationSecrets(Table, tablename="installation_secrets", db=engine):
         # The installation's own secrets by name (the unsubscribe links' signing key, made

@@ -1,5 +1,5 @@
 """Bulk actions on segments (issue 27): lead_actions, an action and its progress, and
-lead_action_members, the leads it froze by position: generated; then the index a batch
+lead_action_members, the leads it froze, a chunk of ids a row: generated; then the index a batch
 reads its leads by, and the one the unfinished actions are found by."""
 
 from piccolo.columns.base import OnDelete, OnUpdate
@@ -55,16 +55,16 @@ DESCRIPTION = "lead actions"
 
 
 INDEXES = (
-    # A batch reads its leads by position; the cascade of an action's deletion uses it too.
-    "CREATE UNIQUE INDEX IF NOT EXISTS lead_action_members_position"
-    " ON lead_action_members (action_id, position)",
+    # A batch reads its chunk of leads; the cascade of an action's deletion uses it too.
+    "CREATE UNIQUE INDEX IF NOT EXISTS lead_action_members_chunk"
+    " ON lead_action_members (action_id, chunk)",
     # The actions a stopped server left to resume: few, among many finished.
     "CREATE INDEX IF NOT EXISTS lead_actions_unfinished ON lead_actions (created_at)"
     " WHERE status IN ('queued', 'running')",
 )
 DROP_INDEXES = (
     "DROP INDEX IF EXISTS lead_actions_unfinished",
-    "DROP INDEX IF EXISTS lead_action_members_position",
+    "DROP INDEX IF EXISTS lead_action_members_chunk",
 )
 
 
@@ -118,8 +118,8 @@ async def forwards():
     manager.add_column(
         table_class_name="LeadActionMembers",
         tablename="lead_action_members",
-        column_name="position",
-        db_column_name="position",
+        column_name="chunk",
+        db_column_name="chunk",
         column_class_name="Integer",
         column_class=Integer,
         params={
@@ -139,13 +139,23 @@ async def forwards():
     manager.add_column(
         table_class_name="LeadActionMembers",
         tablename="lead_action_members",
-        column_name="lead_id",
-        db_column_name="lead_id",
-        column_class_name="Varchar",
-        column_class=Varchar,
+        column_name="lead_ids",
+        db_column_name="lead_ids",
+        column_class_name="Array",
+        column_class=Array,
         params={
-            "length": 40,
-            "default": "",
+            "default": list,
+            "base_column": Text(
+                default="",
+                null=False,
+                primary_key=False,
+                unique=False,
+                index=False,
+                index_method=IndexMethod.btree,
+                choices=None,
+                db_column_name=None,
+                secret=False,
+            ),
             "null": False,
             "primary_key": False,
             "unique": False,
