@@ -4,7 +4,8 @@
 ``lm_...``. Each answers success, or the status the README shows under it (``# 202
 {...}``), with the envelope's ``message`` the README shows; so an example that stops
 working, and every new one, fails here. An id the README writes as ``ld_...``,
-``imp_...``, ``msg_...`` or ``cmp_...`` is the one the latest answer holding one gave."""
+``imp_...``, ``msg_...``, ``cmp_...`` or ``act_...`` is the one the latest answer holding one
+gave."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 CURL_TIMEOUT_S = 30
 # The README's server and placeholders.
 _HOST = re.compile(r"(?:https?://)?(?:localhost|127\.0\.0\.1):8000\b")
-_PLACEHOLDER = re.compile(r"\b(lm|ld|imp|msg|cmp)_\.\.\.")
-_ID = re.compile(r'"(?:id|lead_id)":\s*"((ld|imp|msg|cmp)_[A-Za-z0-9_-]+)"')
+_PLACEHOLDER = re.compile(r"\b(lm|ld|imp|msg|cmp|act)_\.\.\.")
+_ID = re.compile(r'"(?:id|lead_id)":\s*"((ld|imp|msg|cmp|act)_[A-Za-z0-9_-]+)"')
 _BEARER = re.compile(r"Bearer (lm_[^\s'\"]+)")
 _STATUS_LINE = re.compile(r"^HTTP/[\d.]+ (\d{3})", re.MULTILINE)
 # Each example's curl writes its answer's headers here, for its status.
@@ -170,5 +171,5 @@ def test_every_curl_example_of_the_readme_answers_as_it_shows(tmp_path: Path) ->
 
     if run.problems:
         pytest.fail("\n\n".join(run.problems), pytrace=False)
-    assert {"ld", "imp", "msg", "cmp"} <= set(run.values)
+    assert {"ld", "imp", "msg", "cmp", "act"} <= set(run.values)
     assert (tmp_path / "leads.csv").read_text().startswith("email,name,source,note,phone,tags")

@@ -9,7 +9,7 @@ from typing import Any
 from litestar.openapi.spec import Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
-from leadmail.adapters.http.action_schemas import LeadActionIn
+from leadmail.adapters.http.action_schemas import LeadActionCountOut, LeadActionIn, LeadActionOut
 from leadmail.adapters.http.campaign_schemas import CampaignChangeIn, CampaignIn
 from leadmail.adapters.http.rules import (
     ADDRESS,
@@ -141,6 +141,9 @@ ACTION_TEXT = (
 )
 
 
+SEGMENT = "Segment"  # the component a bulk action's filter is (in the body and the answers)
+
+
 def action_schema() -> Schema:
     """The body of startLeadAction (LeadActionRequest): one of its two shapes."""
     dry_run = Schema(
@@ -155,12 +158,13 @@ def action_schema() -> Schema:
         max_items=MAX_TAGS,
         description="The tags added or removed (stored lower-cased)",
     )
+    segment = Reference(ref=f"#/components/schemas/{SEGMENT}")
 
     def shape(actions: list[str], **extra: Schema) -> Schema:
         properties: dict[str, Schema | Reference] = {
             "action": Schema(type=OpenAPIType.STRING, enum=actions),
             **extra,
-            "filter": audience_schema(),
+            "filter": segment,
             "dry_run": dry_run,
         }
         required = ["action", *extra, "filter"]
@@ -178,6 +182,14 @@ def action_schema() -> Schema:
 
 
 def state_action_rules(components: dict[str, Any]) -> None:
-    """Write startLeadAction's body (keyed by its class name) as its two shapes."""
-    if LeadActionIn.__name__ in components:
-        components[LeadActionIn.__name__] = action_schema()
+    """Write startLeadAction's body (keyed by its class name) as its two shapes, and the
+    segment of the body and of the answers as one component (as it is read back: a
+    value of ``field.<key>`` is a number, not an integer and a number at once)."""
+    if LeadActionIn.__name__ not in components:
+        return
+    components[SEGMENT] = audience_schema()
+    components[LeadActionIn.__name__] = action_schema()
+    for answer in (LeadActionOut, LeadActionCountOut):
+        schema = components.get(answer.__name__)
+        if isinstance(schema, Schema) and schema.properties:
+            schema.properties["filter"] = Reference(ref=f"#/components/schemas/{SEGMENT}")
