@@ -272,7 +272,11 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     )
     imports = LeadImportService(adapters.imports, adapters.jobs, clock)
     adapters.jobs.handle(IMPORT_JOB, imports.run_job)
-    lead_actions = LeadActions(adapters.lead_actions, adapters.leads, adapters.jobs, clock)
+    # Postgres: two batches at once (a core each); SQLite has one writer.
+    postgres = adapters.database is not None and adapters.database.kind == "postgres"
+    lead_actions = LeadActions(
+        adapters.lead_actions, adapters.leads, adapters.jobs, clock, parallel=2 if postgres else 1
+    )
     adapters.jobs.handle(ACTION_JOB, lead_actions.run_job)
     checks = CampaignChecks(templates, adapters.leads, addressing, sender_rules)
     campaigns = CampaignService(

@@ -50,7 +50,7 @@ from tests.contract.mail_support import (
     HttpHarness,
     RecordingHarness,
 )
-from tests.contract.support import Storage
+from tests.contract.support import ACTION_BATCH_IN_TESTS, Storage
 from tests.support.mail import key_for
 from tests.support.standin import provider_standin
 
@@ -100,7 +100,7 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
             MemorySenderDomainRepository(),
             MemoryAccountTemplateRepository(),
             lead_events,
-            MemoryLeadActionRepository(leads, lead_events),
+            MemoryLeadActionRepository(leads, lead_events, batch=ACTION_BATCH_IN_TESTS),
         )
         return
     if adapter.shared_database is not None:
@@ -137,7 +137,7 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloSenderDomainRepository(database),
         PiccoloAccountTemplateRepository(database),
         PiccoloLeadEventRepository(database),
-        PiccoloLeadActionRepository(database),
+        PiccoloLeadActionRepository(database, batch=ACTION_BATCH_IN_TESTS),
         database,
     )
 

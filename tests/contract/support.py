@@ -32,6 +32,9 @@ from leadmail.ports.templates import AccountTemplateRepository, TemplateReposito
 
 # Millisecond precision, as the service's clock produces (domain/clock.py).
 T0 = datetime(2026, 11, 22, 10, 15, 30, 123_000, tzinfo=UTC)
+# Leads per frozen batch of a bulk action in the contract tests (5,000 in service): a few
+# leads make several batches.
+ACTION_BATCH_IN_TESTS = 2
 
 
 def moment(milliseconds: int) -> datetime:

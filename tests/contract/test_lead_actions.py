@@ -1,13 +1,15 @@
 """The LeadActionRepository contract (ports/lead_actions.py), on memory, SQLite and
 Postgres: an action stored and found in its own account only; claimed by one runner at a
 time; its leads frozen once (the segment then, among the leads created by the action),
-oldest first; each batch applied whole with its counts (tags added or removed from the
-leads as they are when written, with a timeline event each; leads deleted, their events
-with them), or refused whole for a runner that lost it or a position already passed; and
-finished, its frozen leads forgotten."""
+oldest first, in batches (of ACTION_BATCH_IN_TESTS here); each batch applied whole and
+once with its counts (tags added or removed from the leads as they are when written, with
+a timeline event each; leads deleted, their events with them), batches at once on
+Postgres, a batch refused whole for a runner that lost it; and finished, its frozen leads
+forgotten."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
 from leadmail.adapters.db.lead_actions import ACTIONS
@@ -69,6 +71,18 @@ def batch_of(action: LeadAction, start: int, end: int, runner: str = RUNNER) -> 
     return ActionBatch(action, runner, start, end, moment(30_000))
 
 
+async def apply_all(storage: Storage, action: LeadAction) -> ActionOutcome:
+    """Every batch left, one after the other: their counts summed."""
+    changed = skipped = failed = 0
+    for start, end in await storage.lead_actions.remaining(action.action_id):
+        outcome = await storage.lead_actions.apply(batch_of(action, start, end))
+        assert outcome is not None
+        assert outcome.applied
+        changed, skipped, failed = (changed + outcome.changed, skipped + outcome.skipped,
+                                    failed + outcome.failed)  # fmt: skip
+    return ActionOutcome(changed, skipped, failed)
+
+
 async def tags_of(storage: Storage, account: str, ids: list[str]) -> list[tuple[str, ...]]:
     found = await storage.leads.get_many(account, ids)
     return [found[i].tags for i in ids]
@@ -105,8 +119,8 @@ async def test_the_frozen_leads_are_the_segment_then_among_those_created_by_the_
     again = await storage.lead_actions.freeze(action.action_id, RUNNER, moment(20_002))
     assert again is not None
     assert again.total == 4
-    outcome = await storage.lead_actions.apply(batch_of(frozen, 0, 4))
-    assert outcome == ActionOutcome(changed=4)
+    assert await storage.lead_actions.remaining(action.action_id) == [(0, 2), (2, 4)]
+    assert await apply_all(storage, frozen) == ActionOutcome(changed=4)
     assert await tags_of(storage, account, ids) == [("cohort-b", "march")] * 4
     assert (await tags_of(storage, account, [late.lead_id])) == [("march",)]
 
@@ -115,25 +129,53 @@ async def test_one_runner_at_a_time_and_a_batch_lands_once(storage: Storage) -> 
     account = await storage.new_account()
     ids = await seeded(storage, account, 5)
     frozen = await claimed(storage, an_action(account))
+    assert await storage.lead_actions.remaining(frozen.action_id) == [(0, 2), (2, 4), (4, 5)]
 
-    first = await storage.lead_actions.apply(batch_of(frozen, 0, 3))
-    assert first == ActionOutcome(changed=3)
-    # The same position again (a runner that did not see its answer): refused, unwritten.
-    assert await storage.lead_actions.apply(batch_of(frozen, 0, 3)) is None
+    first = await storage.lead_actions.apply(batch_of(frozen, 0, 2))
+    assert first == ActionOutcome(changed=2)
+    # The same batch again (a runner that did not see its answer): nothing written.
+    again = await storage.lead_actions.apply(batch_of(frozen, 0, 2))
+    assert again is not None
+    assert not again.applied
+    assert await storage.lead_actions.remaining(frozen.action_id) == [(2, 4), (4, 5)]
     # Another runner takes over: the first can write no more, and attempts count it.
     taken = await storage.lead_actions.claim(frozen.action_id, "runner-2", moment(21_000))
     assert taken is not None
-    assert (taken.done, taken.attempts) == (3, 1)
-    assert await storage.lead_actions.apply(batch_of(frozen, 3, 5)) is None
+    assert (taken.done, taken.attempts) == (2, 1)
+    assert await storage.lead_actions.apply(batch_of(frozen, 2, 4)) is None
     assert await storage.lead_actions.freeze(frozen.action_id, RUNNER, moment(1)) is None
-    assert await storage.lead_actions.apply(batch_of(frozen, 3, 5, "runner-2")) == ActionOutcome(
-        changed=2
-    )
+    for start, end in await storage.lead_actions.remaining(frozen.action_id):
+        done = await storage.lead_actions.apply(batch_of(frozen, start, end, "runner-2"))
+        assert done is not None
+        assert done.applied
 
     stored = await storage.lead_actions.get(account, frozen.action_id)
     assert stored is not None
     assert (stored.done, stored.changed, stored.skipped, stored.attempts) == (5, 5, 0, 0)
+    assert await storage.lead_actions.remaining(frozen.action_id) == []
     assert await tags_of(storage, account, ids) == [("cohort-b", "march")] * 5
+
+
+async def test_batches_applied_at_once_each_land_once(storage: Storage) -> None:
+    account = await storage.new_account()
+    ids = await seeded(storage, account, 7)
+    frozen = await claimed(storage, an_action(account))
+    batches = await storage.lead_actions.remaining(frozen.action_id)
+
+    # Every batch twice, all at once (two runs of one runner meeting on each).
+    answers = await asyncio.gather(
+        *(storage.lead_actions.apply(batch_of(frozen, s, e)) for s, e in batches * 2)
+    )
+
+    applied = [a for a in answers if a is not None and a.applied]
+    assert len(applied) == len(batches) == 4
+    assert sum(a.changed for a in applied) == 7
+    stored = await storage.lead_actions.get(account, frozen.action_id)
+    assert stored is not None
+    assert (stored.done, stored.changed, stored.skipped) == (7, 7, 0)
+    assert await tags_of(storage, account, ids) == [("cohort-b", "march")] * 7
+    for lead_id in ids:  # one event each, not two
+        assert len(await storage.lead_events.newest(account, lead_id, 10)) == 1
 
 
 async def test_a_tag_change_counts_what_it_changed_skipped_and_could_not(
@@ -150,9 +192,10 @@ async def test_a_tag_change_counts_what_it_changed_skipped_and_could_not(
     frozen = await claimed(storage, an_action(account))
     assert await storage.leads.delete(account, gone.lead_id)
 
-    outcome = await storage.lead_actions.apply(batch_of(frozen, 0, 4))
+    first = await storage.lead_actions.apply(batch_of(frozen, 0, 2))
+    second = await storage.lead_actions.apply(batch_of(frozen, 2, 4))
 
-    assert outcome == ActionOutcome(changed=1, skipped=2, failed=1)
+    assert (first, second) == (ActionOutcome(skipped=1, failed=1), ActionOutcome(1, 1, 0))
     after = await storage.leads.get_many(account, [has_it.lead_id, at_limit.lead_id,
                                                    plain.lead_id])  # fmt: skip
     assert after[has_it.lead_id] == has_it  # untouched: not even updated_at
@@ -183,9 +226,7 @@ async def test_tags_are_removed_from_each_lead_as_it_is_when_written(storage: St
     assert changed is not None
     await storage.leads.replace(replace(changed, tags=("march", "paid", "vip")))
 
-    outcome = await storage.lead_actions.apply(batch_of(frozen, 0, 3))
-
-    assert outcome == ActionOutcome(changed=3)
+    assert await apply_all(storage, frozen) == ActionOutcome(changed=3)
     assert await tags_of(storage, account, ids) == [(), ("paid",), ()]
 
 
@@ -214,7 +255,7 @@ async def test_finishing_forgets_the_frozen_leads_and_takes_it_off_the_unfinishe
     account = await storage.new_account()
     await seeded(storage, account, 2)
     frozen = await claimed(storage, an_action(account))
-    await storage.lead_actions.apply(batch_of(frozen, 0, 2))
+    await apply_all(storage, frozen)
 
     # Not the runner: refused; the runner: done.
     assert await storage.lead_actions.finish(frozen.action_id, "other", moment(40_000)) is None

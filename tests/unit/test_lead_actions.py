@@ -101,17 +101,17 @@ def test_the_time_left_is_at_the_pace_so_far_while_running() -> None:
 
 
 class Stores:
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, batch: int = 100) -> None:
         self.leads = MemoryLeadRepository()
         self.events = MemoryLeadEventRepository(self.leads)
-        self.actions = MemoryLeadActionRepository(self.leads, self.events)
+        self.actions = MemoryLeadActionRepository(self.leads, self.events, batch=batch)
         for n in range(count):
             self.leads.put(a_lead(n))
 
-    def service(self, batch: int = 100) -> LeadActions:
+    def service(self, parallel: int = 1) -> LeadActions:
         clock = iter(T0 + timedelta(days=1, seconds=n) for n in range(1_000_000))
         return LeadActions(self.actions, self.leads, InProcessJobQueue(), lambda: next(clock),
-                           batch=batch, retry_pause=0)  # fmt: skip
+                           parallel=parallel, retry_pause=0)  # fmt: skip
 
     async def tags(self) -> set[tuple[str, ...]]:
         return {lead.tags for lead in self.leads.all_of(ACCOUNT)}
@@ -122,7 +122,7 @@ ADD = ActionOrder.parse("add_tags", ["cohort-b"], {"tag": "march"})
 
 async def test_the_job_works_through_the_leads_in_batches_with_its_progress() -> None:
     stores = Stores(250)
-    service = stores.service(batch=100)
+    service = stores.service()
     action = await service.start(ACCOUNT, ADD, enqueue=False)
     seen: list[tuple[int | None, int]] = []
 
@@ -135,9 +135,23 @@ async def test_the_job_works_through_the_leads_in_batches_with_its_progress() ->
     assert await service.run(action.action_id) is None  # finished: nothing more to do
 
 
+async def test_batches_run_two_at_a_time_when_asked() -> None:
+    stores = Stores(450)
+    service = stores.service(parallel=2)
+    action = await service.start(ACCOUNT, ADD, enqueue=False)
+    seen: list[int] = []
+
+    done = await service.run(action.action_id, lambda a: seen.append(a.done))
+
+    assert done is not None
+    assert (done.done, done.changed) == (450, 450)
+    assert seen == [0, 200, 400, 450]  # a progress after each pair of batches
+    assert await stores.tags() == {("cohort-b", "march")}
+
+
 async def test_a_runner_that_lost_the_action_stops_and_the_new_one_finishes_it() -> None:
     stores = Stores(250)
-    service = stores.service(batch=100)
+    service = stores.service()
     action = await service.start(ACCOUNT, ADD, enqueue=False)
     taken_over = False
 
@@ -153,7 +167,7 @@ async def test_a_runner_that_lost_the_action_stops_and_the_new_one_finishes_it()
     assert await service.run(action.action_id, take_over) is None
     assert (await service.get(ACCOUNT, action.action_id)).done == 100  # nothing more written
 
-    resumed = await stores.service(batch=100).run(action.action_id)
+    resumed = await stores.service().run(action.action_id)
 
     assert resumed is not None
     assert (resumed.done, resumed.changed, resumed.skipped) == (250, 250, 0)

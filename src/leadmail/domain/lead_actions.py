@@ -156,9 +156,10 @@ class LeadAction:
 
 @dataclass(frozen=True, slots=True)
 class ActionBatch:
-    """The frozen leads at positions ``start`` < p <= ``end`` (1-based, oldest first),
-    changed together with the progress they make: all of it or none of it lands. Refused
-    (nothing written) unless the action is still ``runner``'s and at ``start``."""
+    """The frozen leads at positions ``start`` < p <= ``end`` (1-based, oldest first), one
+    of the batches the store froze them in, changed together with the progress they make:
+    all of it or none of it lands, and only once. Refused (nothing written) unless the
+    action is still ``runner``'s."""
 
     action: LeadAction
     runner: str
@@ -172,6 +173,7 @@ class ActionOutcome:
     changed: int = 0
     skipped: int = 0
     failed: int = 0
+    applied: bool = True  # False: the batch was applied before (by this runner or another)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,18 +29,24 @@ class LeadActionRepository(Protocol):
     async def freeze(self, action_id: str, runner: str, now: datetime) -> LeadAction | None:
         """Unless the action's leads are frozen already: freeze them, the account's leads
         that are in its segment now and were created at or before the action, each given
-        its position (1, 2, ... oldest first), and set ``total``. The action as it is
-        then; None if ``runner`` no longer runs it."""
+        its position (1, 2, ... oldest first), in batches of the store's size, and set
+        ``total``. The action as it is then; None if ``runner`` no longer runs it."""
+        ...
+
+    async def remaining(self, action_id: str) -> list[tuple[int, int]]:
+        """The frozen batches not applied yet, in order: (start, end) positions, for
+        ActionBatch."""
         ...
 
     async def apply(self, batch: ActionBatch) -> ActionOutcome | None:
         """Apply the action to the frozen leads of the batch that are still stored
         (tags changed with a ``tags_changed`` event on each lead's timeline, or leads
-        deleted), and add the batch's counts to the action's, ``done`` set to
-        ``batch.end`` and ``attempts`` back to 0: all or nothing. A lead that would get
-        more than MAX_TAGS tags is left as it is and counted failed. None, with nothing
-        written, if the action is no longer ``batch.runner``'s or not at
-        ``batch.start``."""
+        deleted), and add the batch's counts to the action's (``done`` by the batch's
+        size, ``attempts`` back to 0): all or nothing, and once. A lead that would get more
+        than MAX_TAGS tags is left as it is and counted failed. Batches of one action may
+        be applied at once, on several connections. None, with nothing written, if the
+        action is no longer ``batch.runner``'s; an outcome with ``applied`` False, with
+        nothing written, if the batch was applied before."""
         ...
 
     async def finish(

@@ -13,12 +13,12 @@ from datetime import datetime
 
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.lead_actions import (
-    ACTION_BATCH,
     GAVE_UP,
     MAX_ATTEMPTS,
     ActionBatch,
     ActionNotFound,
     ActionOrder,
+    ActionOutcome,
     ActionStatus,
     LeadAction,
     new_action_id,
@@ -51,14 +51,16 @@ class LeadActions:
         jobs: JobQueue,
         clock: Clock = utc_now,
         *,
-        batch: int = ACTION_BATCH,
+        parallel: int = 1,
         retry_pause: float = 2.0,
     ) -> None:
+        """``parallel``: batches applied at once (each on a connection of its own: on
+        Postgres, 2 took half the time of 1 on two cores; on SQLite, one writer, 1)."""
         self._actions = actions
         self._leads = leads
         self._jobs = jobs
         self._clock = clock
-        self._batch = batch
+        self._parallel = max(1, parallel)
         self._retry_pause = retry_pause
 
     def now(self) -> datetime:
@@ -156,20 +158,30 @@ class LeadActions:
             raise Lost()
         if progress is not None:
             progress(action)
-        while action.done < action.total:
-            end = min(action.done + self._batch, action.total)
-            batch = ActionBatch(action, runner, action.done, end, self._clock())
-            outcome = await self._actions.apply(batch)
-            if outcome is None:
-                raise Lost()
-            action = dataclasses.replace(
-                action,
-                done=end,
-                changed=action.changed + outcome.changed,
-                skipped=action.skipped + outcome.skipped,
-                failed=action.failed + outcome.failed,
-                updated_at=batch.now,
+        batches = await self._actions.remaining(action_id)
+        for first in range(0, len(batches), self._parallel):
+            group = batches[first : first + self._parallel]
+            now = self._clock()
+            answers = await asyncio.gather(
+                *(self._actions.apply(ActionBatch(action, runner, s, e, now)) for s, e in group),
+                return_exceptions=True,
             )
+            for answer in answers:  # each one finished: then the first failure, if any
+                if isinstance(answer, BaseException):
+                    raise answer
+            for (start, end), outcome in zip(group, answers, strict=True):
+                if outcome is None:
+                    raise Lost()
+                assert isinstance(outcome, ActionOutcome)
+                if outcome.applied:
+                    action = dataclasses.replace(
+                        action,
+                        done=action.done + (end - start),
+                        changed=action.changed + outcome.changed,
+                        skipped=action.skipped + outcome.skipped,
+                        failed=action.failed + outcome.failed,
+                        updated_at=now,
+                    )
             if progress is not None:
                 progress(action)
             await asyncio.sleep(0)  # let requests in

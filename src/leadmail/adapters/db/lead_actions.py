@@ -72,8 +72,7 @@ _UNFINISHED = ACTIONS.statement(
     ' ORDER BY "created_at", "action_id"'
 )
 # Which leads of the account the action froze: in its segment now, created by then,
-# oldest first (their position), CHUNK ids a row.
-CHUNK = ACTION_BATCH
+# oldest first (their position), a batch of ids a row (chunk k: positions k * size + 1 on).
 _NUMBERED = (
     'SELECT "lead_id", row_number() OVER (ORDER BY "created_at", "lead_id") AS "n"'
     ' FROM "leads"{where} AND "created_at" <= %s'
@@ -82,9 +81,9 @@ _FREEZE = (  # Postgres: the chunks, and the total, in one statement
     'WITH claim AS (SELECT 1 FROM "lead_actions" WHERE "action_id" = %s AND "runner" = %s'
     f' AND "status" = {_RUNNING} AND "total" IS NULL FOR UPDATE),'
     ' frozen AS (INSERT INTO "lead_action_members" ("action_id", "chunk", "lead_ids")'
-    f' SELECT %s, ("n" - 1) / {CHUNK}, array_agg("lead_id" ORDER BY "n")'
+    ' SELECT %s, ("n" - 1) / %s::int, array_agg("lead_id" ORDER BY "n")'
     ' FROM ({numbered} AND EXISTS (SELECT 1 FROM claim)) AS "f"'
-    f' GROUP BY ("n" - 1) / {CHUNK} RETURNING cardinality("lead_ids") AS "size")'
+    ' GROUP BY 2 RETURNING cardinality("lead_ids") AS "size")'
     ' UPDATE "lead_actions" SET "total" = (SELECT coalesce(sum("size"), 0) FROM frozen),'
     ' "updated_at" = %s WHERE "action_id" = %s AND EXISTS (SELECT 1 FROM claim)'
 )
@@ -94,21 +93,29 @@ _ADD_CHUNK = ACTIONS.statement(  # SQLite
 _SET_TOTAL = ACTIONS.statement(
     'UPDATE "lead_actions" SET "total" = %s, "updated_at" = %s WHERE "action_id" = %s'
 )
-# SQLite: the action as a batch finds it (its runner and position checked in Python).
-_CLAIMED = ACTIONS.statement(
-    'SELECT "runner", "done", "status", "total" FROM "lead_actions" WHERE "action_id" = %s'
+_REMAINING = ACTIONS.statement(
+    'SELECT "chunk" FROM "lead_action_members" WHERE "action_id" = %s AND NOT "applied"'
+    ' ORDER BY "chunk"'
 )
-# SQLite: the ids at positions start < p <= end (json_each's key: 0 for the chunk's first).
+# SQLite: the action and the chunk as a batch finds them (checked in Python), the chunk
+# marked applied, and the counts added.
+_CLAIMED = ACTIONS.statement(
+    'SELECT "runner", "status", "total" FROM "lead_actions" WHERE "action_id" = %s'
+)
+_CHUNK_ROW = ACTIONS.statement(
+    'SELECT "applied" FROM "lead_action_members" WHERE "action_id" = %s AND "chunk" = %s'
+)
+_MARK_APPLIED = ACTIONS.statement(
+    'UPDATE "lead_action_members" SET "applied" = TRUE WHERE "action_id" = %s AND "chunk" = %s'
+)
 _BATCH_IDS = (
     'SELECT "j"."value" FROM "lead_action_members" AS "m", json_each("m"."lead_ids") AS "j"'
-    ' WHERE "m"."action_id" = %s AND "m"."chunk" BETWEEN %s AND %s'
-    f' AND "m"."chunk" * {CHUNK} + "j"."key" + 1 > %s'
-    f' AND "m"."chunk" * {CHUNK} + "j"."key" + 1 <= %s'
+    ' WHERE "m"."action_id" = %s AND "m"."chunk" = %s'
 )
 _PROGRESS = ACTIONS.statement(
-    'UPDATE "lead_actions" SET "done" = %s, "attempts" = 0, "changed" = "changed" + %s,'
-    ' "skipped" = "skipped" + %s, "failed" = "failed" + %s, "updated_at" = %s'
-    ' WHERE "action_id" = %s'
+    'UPDATE "lead_actions" SET "done" = "done" + %s, "attempts" = 0,'
+    ' "changed" = "changed" + %s, "skipped" = "skipped" + %s, "failed" = "failed" + %s,'
+    ' "updated_at" = %s WHERE "action_id" = %s'
 )
 _LEAD_COLUMNS = ", ".join(f'"{column}"' for column in LEADS.columns)
 _BATCH_LEADS = LEADS.statement(
@@ -121,11 +128,6 @@ _TAGS_PER_UPDATE = 200  # SQLite: leads per multi-row UPDATE (2 parameters each)
 _TAGS_OF = LEADS.getter(["tags"])
 
 
-def _chunks(start: int, end: int) -> tuple[int, int]:
-    """The chunks that hold positions start < p <= end."""
-    return start // CHUNK, (end - 1) // CHUNK
-
-
 def _action_of(row: Mapping[str, Any]) -> LeadAction:
     stored = row["segment"]
     segment = msgspec.json.decode(stored) if isinstance(stored, str | bytes) else stored
@@ -133,8 +135,10 @@ def _action_of(row: Mapping[str, Any]) -> LeadAction:
 
 
 class PiccoloLeadActionRepository(LeadActionRepository):
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, batch: int = ACTION_BATCH) -> None:
+        """``batch``: leads per frozen batch (a row of lead_action_members)."""
         self._db = database
+        self._batch = batch
 
     async def create(self, action: LeadAction) -> None:
         await self._db.execute(_INSERT, *_INSERT.args(action))
@@ -159,6 +163,7 @@ class PiccoloLeadActionRepository(LeadActionRepository):
                 action_id,
                 runner,
                 action_id,
+                self._batch,
                 *where_args,
                 found.created_at,
                 now,
@@ -172,9 +177,9 @@ class PiccoloLeadActionRepository(LeadActionRepository):
                     return await self._frozen(action_id, runner)
                 ids = [r["lead_id"] for r in await self._db.fetch(ordered, *where_args,
                                                                    found.created_at)]  # fmt: skip
-                for first in range(0, len(ids), CHUNK):
-                    chunk = ids[first : first + CHUNK]
-                    await self._db.execute(_ADD_CHUNK, action_id, first // CHUNK, chunk)
+                for first in range(0, len(ids), self._batch):
+                    chunk = ids[first : first + self._batch]
+                    await self._db.execute(_ADD_CHUNK, action_id, first // self._batch, chunk)
                 await self._db.execute(_SET_TOTAL, len(ids), now, action_id)
         return await self._frozen(action_id, runner)
 
@@ -183,6 +188,19 @@ class PiccoloLeadActionRepository(LeadActionRepository):
         if found is None or found.runner != runner or found.status is not ActionStatus.RUNNING:
             return None
         return found
+
+    async def remaining(self, action_id: str) -> list[tuple[int, int]]:
+        found = self._one(await self._db.fetchrow(_FIND, action_id))
+        total = found.total if found is not None and found.total is not None else 0
+        rows = await self._db.fetch(_REMAINING, action_id)
+        size = self._batch
+        return [(row["chunk"] * size, min((row["chunk"] + 1) * size, total)) for row in rows]
+
+    def _chunk_of(self, batch: ActionBatch) -> int:
+        chunk, offset = divmod(batch.start, self._batch)
+        if offset or batch.end - batch.start > self._batch:
+            raise ValueError(f"not a frozen batch: {batch.start}..{batch.end}")
+        return chunk
 
     async def apply(self, batch: ActionBatch) -> ActionOutcome | None:
         if self._db.kind == "postgres":
@@ -195,8 +213,8 @@ class PiccoloLeadActionRepository(LeadActionRepository):
         args: list[Any] = [
             action.action_id,
             batch.runner,
-            batch.start,
-            batch.end,
+            self._chunk_of(batch),
+            batch.end - batch.start,
             action.account_id,
             batch.now,
         ]
@@ -206,19 +224,26 @@ class PiccoloLeadActionRepository(LeadActionRepository):
         assert row is not None
         if not row["claimed"]:
             return None
+        if not row["taken"]:
+            return ActionOutcome(applied=False)
         size = batch.end - batch.start
         changed, failed = int(row["changed"]), int(row["failed"])
         return ActionOutcome(changed, max(size - changed - failed, 0), failed)
 
     async def _apply_sqlite(self, batch: ActionBatch) -> ActionOutcome | None:
         action = batch.action
+        chunk = self._chunk_of(batch)
         async with self._db.transaction():  # its write lock, from the check to the last write
             row = await self._db.fetchrow(_CLAIMED, action.action_id)
-            if row is None or (row["runner"], row["done"]) != (batch.runner, batch.start):
+            if row is None or row["runner"] != batch.runner:
                 return None
             if row["status"] != ActionStatus.RUNNING:
                 return None
-            where = (action.action_id, *_chunks(batch.start, batch.end), batch.start, batch.end)
+            stored = await self._db.fetchrow(_CHUNK_ROW, action.action_id, chunk)
+            if stored is None or stored["applied"]:
+                return ActionOutcome(applied=False)
+            await self._db.execute(_MARK_APPLIED, action.action_id, chunk)
+            where = (action.action_id, chunk)
             found = await self._db.fetch(_BATCH_LEADS, action.account_id, *where)
             planned = plan(batch, [LEADS.from_row(lead) for lead in found])
             retagged = planned.leads
@@ -239,7 +264,7 @@ class PiccoloLeadActionRepository(LeadActionRepository):
             outcome = planned.outcome
             await self._db.execute(
                 _PROGRESS,
-                batch.end,
+                batch.end - batch.start,
                 outcome.changed,
                 outcome.skipped,
                 outcome.failed,
@@ -290,9 +315,11 @@ _FITS = (
 
 @functools.cache
 def _batch_statement(kind: ActionKind) -> Statement:
-    """One batch on Postgres: $1 the action, $2 its runner, $3 and $4 the positions after
-    which and up to which, $5 the account, $6 now; and for a tag change $7 and $8 the tags
-    added and removed, $9 the events' detail."""
+    """One batch on Postgres: $1 the action, $2 its runner, $3 the chunk and $4 its size,
+    $5 the account, $6 now; and for a tag change $7 and $8 the tags added and removed, $9
+    the events' detail. The chunk is marked applied in the same statement (two runners
+    that meet on one chunk: the second waits for the first, then finds it applied), and
+    the counts are added, so that batches of one action may run at once."""
     if kind is ActionKind.DELETE:
         changed = f'DELETE FROM "leads" WHERE {_IN_BATCH} RETURNING "lead_id", TRUE AS "fits"'
         over = "SELECT 0 AS n"
@@ -314,27 +341,28 @@ def _batch_statement(kind: ActionKind) -> Statement:
         )
     text = f"""
 WITH claim AS (
-  SELECT "action_id" FROM "lead_actions" WHERE "action_id" = $1 AND "runner" = $2
-    AND "done" = $3 AND "status" = {_RUNNING} FOR UPDATE
+  SELECT 1 FROM "lead_actions" WHERE "action_id" = $1 AND "runner" = $2
+    AND "status" = {_RUNNING}
+), chunk AS (
+  UPDATE "lead_action_members" SET "applied" = TRUE
+  WHERE "action_id" = $1 AND "chunk" = $3 AND NOT "applied"
+    AND cardinality("lead_ids") = $4 AND EXISTS (SELECT 1 FROM claim)
+  RETURNING "lead_ids"
 ), batch AS (
-  SELECT "u"."lead_id" FROM "lead_action_members" AS "m",
-    unnest("m"."lead_ids") WITH ORDINALITY AS "u"("lead_id", "n")
-  WHERE "m"."action_id" = $1 AND "m"."chunk" BETWEEN $3::int / {CHUNK} AND ($4::int - 1) / {CHUNK}
-    AND "m"."chunk" * {CHUNK} + "u"."n" > $3 AND "m"."chunk" * {CHUNK} + "u"."n" <= $4
-    AND EXISTS (SELECT 1 FROM claim)
+  SELECT "u"."lead_id" FROM chunk, unnest(chunk."lead_ids") AS "u"("lead_id")
 ), up AS ({changed}
 ), over AS ({over}
 ), events AS ({events}
 ), progress AS (
-  UPDATE "lead_actions" SET "done" = $4, "attempts" = 0,
+  UPDATE "lead_actions" SET "done" = "done" + $4, "attempts" = 0,
     "changed" = "changed" + (SELECT count(*) FROM up WHERE "fits"),
     "failed" = "failed" + (SELECT n FROM over),
-    "skipped" = "skipped" + greatest(($4 - $3) - (SELECT count(*) FROM up), 0),
-    "updated_at" = $6
-  WHERE "action_id" = $1 AND EXISTS (SELECT 1 FROM claim)
+    "skipped" = "skipped" + greatest($4 - (SELECT count(*) FROM up), 0),
+    "updated_at" = greatest("updated_at", $6)
+  WHERE "action_id" = $1 AND EXISTS (SELECT 1 FROM chunk)
   RETURNING 1
 )
-SELECT (SELECT count(*) FROM progress) AS "claimed",
+SELECT (SELECT count(*) FROM claim) AS "claimed", (SELECT count(*) FROM progress) AS "taken",
   (SELECT count(*) FROM up WHERE "fits") AS "changed",
   (SELECT n FROM over) AS "failed"
 """

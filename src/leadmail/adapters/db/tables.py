@@ -338,14 +338,16 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         finished_at = Timestamptz(null=True, default=None)
 
     class LeadActionMembers(Table, tablename="lead_action_members", db=engine):
-        # The leads an action froze, oldest first, ACTION_BATCH ids a row: chunk k holds
-        # positions k * ACTION_BATCH + 1 on ((action_id, chunk) unique through an index
-        # the migration creates). One row per batch, not per lead: the freeze writes a
-        # row for every 5,000 leads. No foreign key to the leads: one deleted meanwhile is
-        # skipped.
+        # The leads an action froze, oldest first, a batch of ids a row: chunk k holds
+        # positions k * (the batch size) + 1 on ((action_id, chunk) unique through an
+        # index the migration creates), and ``applied`` says the batch was applied (once:
+        # it is set in the batch's own statement). One row per batch, not per lead: the
+        # freeze writes a row for every 5,000 leads. No foreign key to the leads: one
+        # deleted meanwhile is skipped.
         action_id = ForeignKey(references=LeadActions, on_delete=OnDelete.cascade, null=False)
         chunk = Integer()
         lead_ids = Array(base_column=Text())
+        applied = Boolean(default=False)
 
     class InstallationSecrets(Table, tablename="installation_secrets", db=engine):
         # The installation's own secrets by name (the unsubscribe links' signing key, made

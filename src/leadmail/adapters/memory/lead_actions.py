@@ -9,6 +9,7 @@ from typing import Any
 from leadmail.adapters.memory.lead_events import MemoryLeadEventRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.domain.lead_actions import (
+    ACTION_BATCH,
     ActionBatch,
     ActionKind,
     ActionOutcome,
@@ -20,11 +21,20 @@ from leadmail.ports.lead_actions import LeadActionRepository
 
 
 class MemoryLeadActionRepository(LeadActionRepository):
-    def __init__(self, leads: MemoryLeadRepository, events: MemoryLeadEventRepository) -> None:
+    def __init__(
+        self,
+        leads: MemoryLeadRepository,
+        events: MemoryLeadEventRepository,
+        *,
+        batch: int = ACTION_BATCH,
+    ) -> None:
+        """``batch``: leads per frozen batch."""
         self._leads = leads
         self._events = events
+        self._batch = batch
         self._actions: dict[str, LeadAction] = {}
         self._frozen: dict[str, list[str]] = {}  # lead ids by position - 1
+        self._applied: dict[str, set[int]] = {}  # the starts of the batches applied
 
     async def create(self, action: LeadAction) -> None:
         self._actions[action.action_id] = action
@@ -62,15 +72,29 @@ class MemoryLeadActionRepository(LeadActionRepository):
             key=lambda lead: (lead.created_at, lead.lead_id),
         )
         self._frozen[action_id] = [lead.lead_id for lead in members]
+        self._applied[action_id] = set()
         return self._set(action_id, runner, total=len(members), updated_at=now)
+
+    async def remaining(self, action_id: str) -> list[tuple[int, int]]:
+        total = len(self._frozen.get(action_id, []))
+        applied = self._applied.get(action_id, set())
+        return [
+            (start, min(start + self._batch, total))
+            for start in range(0, total, self._batch)
+            if start not in applied
+        ]
 
     async def apply(self, batch: ActionBatch) -> ActionOutcome | None:
         action = batch.action
         found = self._actions.get(action.action_id)
-        if found is None or found.runner != batch.runner or found.done != batch.start:
+        if found is None or found.runner != batch.runner:
             return None
         if found.status is not ActionStatus.RUNNING:
             return None
+        applied = self._applied.setdefault(action.action_id, set())
+        if batch.start in applied:
+            return ActionOutcome(applied=False)
+        applied.add(batch.start)
         ids = self._frozen.get(action.action_id, [])[batch.start : batch.end]
         stored = [
             lead
@@ -88,7 +112,7 @@ class MemoryLeadActionRepository(LeadActionRepository):
         self._set(
             action.action_id,
             batch.runner,
-            done=batch.end,
+            done=found.done + (batch.end - batch.start),
             attempts=0,
             changed=found.changed + outcome.changed,
             skipped=found.skipped + outcome.skipped,
@@ -110,6 +134,7 @@ class MemoryLeadActionRepository(LeadActionRepository):
         )  # fmt: skip
         if finished is not None:
             self._frozen.pop(action_id, None)
+            self._applied.pop(action_id, None)
         return finished
 
     async def unfinished(self) -> list[LeadAction]:

@@ -6,6 +6,7 @@ from piccolo.columns.base import OnDelete, OnUpdate
 from piccolo.columns.column_types import (
     JSONB,
     Array,
+    Boolean,
     ForeignKey,
     Integer,
     Text,
@@ -156,6 +157,27 @@ async def forwards():
                 db_column_name=None,
                 secret=False,
             ),
+            "null": False,
+            "primary_key": False,
+            "unique": False,
+            "index": False,
+            "index_method": IndexMethod.btree,
+            "choices": None,
+            "db_column_name": None,
+            "secret": False,
+        },
+        schema=None,
+    )
+
+    manager.add_column(
+        table_class_name="LeadActionMembers",
+        tablename="lead_action_members",
+        column_name="applied",
+        db_column_name="applied",
+        column_class_name="Boolean",
+        column_class=Boolean,
+        params={
+            "default": False,
             "null": False,
             "primary_key": False,
             "unique": False,
