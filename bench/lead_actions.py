@@ -8,6 +8,11 @@ first GET that finds it done, with the progress it showed on the way (polled eve
 ms). The ceiling, measured in the same run on the same leads: one plain UPDATE of all of
 them (the tag appended in SQL, no events, no progress), the least Postgres can do for the
 same change; the figure is the action's time over it.
+
+Postgres runs on every core for this scenario (the rest of ``make bench`` pins it to one,
+away from the server's): the work measured is Postgres's own, and the job runs two batches
+at once, as a deployment's Postgres with its cores would. The ceiling, one statement, uses
+one core.
 """
 
 from __future__ import annotations

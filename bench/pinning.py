@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from types import TracebackType
 
 from bench.cpu import postgres_cpu_by_pid
@@ -68,3 +69,17 @@ class PinnedPostgres:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.sched_setaffinity(pid, self._saved.get(pid, postmaster))
         self._saved.clear()
+
+    @contextlib.contextmanager
+    def floating(self) -> Iterator[None]:
+        """Postgres on every core it had for a while (a scenario whose work is Postgres's
+        own, such as BA's bulk actions, which run two batches at once), then pinned
+        again."""
+        if not self.pinned:
+            yield
+            return
+        self.__exit__(None, None, None)  # every process back on the cores it had
+        try:
+            yield
+        finally:
+            self.__enter__()
