@@ -22,6 +22,7 @@ PEOPLE = {
     "tom": ("Tom Adams", "t.adams@school.example", ()),
     "pct": ("Percy 100%_sure", "percy@example.com", ()),
     "nobody": ("Grace Hopper", "grace@navy.example", ()),
+    "kim": ("Kim Lee Park", "kim-lee.park@example.com", ()),
 }
 
 
@@ -56,8 +57,15 @@ async def found(storage: Storage, account: str, search: str, **filters: Any) -> 
         ("love", {"ada"}),
         ("ovelace", set()),  # inside a word: not a beginning
         ("jane", {"mary"}),  # after a hyphen
-        ("mary-j", {"mary"}),
+        ("mary-j", {"mary"}),  # a hyphen of the search: a hyphenated word, joined
+        ("maryj", {"mary"}),  # a hyphenated word is found joined too
+        ("mary-jane o'b", {"mary"}),
         ("mary j", {"mary"}),  # a hyphen of the name is a space to a search
+        ("kim lee", {"kim"}),  # words of the name
+        ("kim-l", {"kim"}),  # the address, as written with its hyphen
+        ("kimlee.p", {"kim"}),  # the address joined
+        ("lee-p", set()),  # the name has no hyphen, the address no such beginning
+        ("-", set()),  # hyphens alone: as they are, no hyphen begins a word
         ("o'b", {"mary"}),
         ("mj@example.org", {"mary"}),  # the whole address
         ("example", set()),  # the address's domain alone is not its beginning

@@ -16,23 +16,34 @@ def fold(text: str) -> str:
 
 def search_text(name: str, email_key: str) -> str:
     """What a search looks in: a space, the address (lower-cased already), a space, the
-    name folded with its hyphens as spaces. A search matches where it follows a space:
+    name folded with its hyphens as spaces; then, for an address or a name that holds a
+    hyphen, a space and it again without its hyphens (``smith-jones`` as ``smithjones``:
+    what a search holding a hyphen looks for). A search matches where it follows a space:
     the address's beginning, or a word's of the name (Postgres indexes this very text:
     lead_segments.SEARCH_TEXT)."""
-    return f" {email_key} {fold(name).replace('-', ' ')}"
+    folded = fold(name)
+    text = f" {email_key} {folded.replace('-', ' ')}"
+    if "-" in email_key:
+        text += f" {email_key.replace('-', '')}"
+    if "-" in folded:
+        text += f" {folded.replace('-', '')}"
+    return text
 
 
 def search_matches(name: str, email_key: str, search: str) -> bool:
     """``search`` (folded) begins a word of ``name`` (after its start, a space or a
-    hyphen; a hyphen in the search matches either) or begins the address."""
+    hyphen) or begins the address; a search holding a hyphen begins a word of the name or
+    the address as written with a hyphen there (``mary-j`` finds Mary-Jane)."""
     text = search_text(name, email_key)
-    return any(f" {form}" in text for form in search_forms(search))
+    return f" {search_form(search)}" in text
 
 
-def search_forms(search: str) -> tuple[str, ...]:
-    """The search as the address has it, and as a name has it (hyphens as spaces)."""
-    spaced = search.replace("-", " ")
-    return (search,) if spaced == search else (search, spaced)
+def search_form(search: str) -> str:
+    """The search as the text holds it: without its hyphens, which match the names and
+    addresses written with them (a search of hyphens alone stays as it is). One form, so
+    that its trigrams are the whole search's (``smithj`` has ``thj``: few candidates)."""
+    joined = search.replace("-", "")
+    return joined if joined.strip() else search
 
 
 def field_matches(stored: FieldValue, wanted: FieldValue) -> bool:

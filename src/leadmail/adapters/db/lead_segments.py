@@ -14,7 +14,7 @@ from typing import Any, Literal
 from leadmail.domain.custom_fields import encode_fields
 from leadmail.domain.lead_listing import LeadQuery
 from leadmail.domain.segments import LeadFilter
-from leadmail.domain.text_match import fold, search_forms
+from leadmail.domain.text_match import fold, search_form
 
 Kind = Literal["sqlite", "postgres"]
 # The attributes a segment compares exactly, and their columns (the same names).
@@ -62,18 +62,23 @@ def _like_prefix(text: str) -> str:
 
 # segments.search_text in SQL: the expression the trigram index leads_search is built on
 # (its migration writes the same text).
-SEARCH_TEXT = "(' ' || \"email_key\" || ' ' || translate(lower(\"name\"), '-', ' '))"
+SEARCH_TEXT = (
+    "(' ' || \"email_key\" || ' ' || translate(lower(\"name\"), '-', ' ')"
+    " || CASE WHEN strpos(\"email_key\", '-') > 0"
+    " THEN ' ' || replace(\"email_key\", '-', '') ELSE '' END"
+    " || CASE WHEN strpos(\"name\", '-') > 0"
+    " THEN ' ' || replace(lower(\"name\"), '-', '') ELSE '' END)"
+)
 
 
 def _search_postgres(search: str, sql: list[str], args: list[Any]) -> None:
-    """The search after a space of the search text: one LIKE the trigram index serves (two
-    when the search holds a hyphen)."""
-    forms = search_forms(search)
-    # A hyphen makes two forms, and two index scans of the same trigrams: one pattern with
-    # "_" for the hyphen would scan once, but its trigrams no longer start a word there,
-    # and it finds nine times the candidates (measured: bench/README.md, scenario QS).
-    sql.append("(" + " OR ".join(f"{SEARCH_TEXT} LIKE %s" for _ in forms) + ")")
-    args.extend(f"% {_like_prefix(form)}%" for form in forms)
+    """The search after a space of the search text: one LIKE the trigram index serves.
+    A search holding a hyphen is looked for as the text holds a hyphenated word, joined
+    (``smith-j`` as ``smithj``): two patterns, hyphen as a space and hyphen as itself,
+    gave the index only the trigrams of ``smith`` and ``j``, and thousands of candidates
+    to check (bench/README.md, scenario QS)."""
+    sql.append(f"{SEARCH_TEXT} LIKE %s")
+    args.append(f"% {_like_prefix(search_form(search))}%")
 
 
 def _postgres(segment: LeadFilter, sql: list[str], args: list[Any]) -> None:

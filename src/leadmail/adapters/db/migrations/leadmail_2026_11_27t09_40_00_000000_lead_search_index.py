@@ -1,6 +1,6 @@
 """Postgres only: the trigram index a lead search (``q``) reads, on the text a search looks
 in (segments.search_text: a space, the address, a space, the lower-cased name with its
-hyphens as spaces), so that ``... LIKE '% ada%'`` finds its leads in one index scan
+hyphens as spaces, then a hyphenated address or name again without its hyphens), so that ``... LIKE '% ada%'`` finds its leads in one index scan
 without reading the account's (lead_segments.SEARCH_TEXT). It needs the
 ``pg_trgm`` extension (trusted since PostgreSQL 13: a database owner may create it). Where
 it cannot be created the search still works, by reading the account's leads: the notice
@@ -25,7 +25,11 @@ END $$""",
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
         CREATE INDEX IF NOT EXISTS leads_search ON leads
-            USING gin ((' ' || email_key || ' ' || translate(lower(name), '-', ' '))
+            USING gin ((' ' || email_key || ' ' || translate(lower(name), '-', ' ')
+                || CASE WHEN strpos(email_key, '-') > 0
+                   THEN ' ' || replace(email_key, '-', '') ELSE '' END
+                || CASE WHEN strpos(name, '-') > 0
+                   THEN ' ' || replace(lower(name), '-', '') ELSE '' END)
                 gin_trgm_ops);
     END IF;
 END $$""",
