@@ -7,13 +7,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Never
 
 import msgspec
-from tqdm import tqdm
 
 from leadmail.bootstrap import Adapters, wire
 from leadmail.cli.accounts import UsageError, account_id_of
+from leadmail.cli.progress import Bar
 from leadmail.config import Settings
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_actions import ActionKind, ActionOrder, ActionStatus, LeadAction
@@ -101,9 +100,11 @@ async def _run(settings: Settings, args: argparse.Namespace, order: ActionOrder)
             print(f"Dry run: {order.kind.value} would touch {total} leads; nothing done.")
             return 0
         started = await services.lead_actions.start(account_id, order, enqueue=False)
-        bar = _Bar()
+        bar = Bar("leads")
         try:
-            finished = await services.lead_actions.run(started.action_id, bar.show)
+            finished = await services.lead_actions.run(
+                started.action_id, lambda action: bar.show(action.done, action.total)
+            )
         except BaseException:
             await asyncio.shield(services.lead_actions.stop(started.action_id, INTERRUPTED))
             raise
@@ -113,25 +114,6 @@ async def _run(settings: Settings, args: argparse.Namespace, order: ActionOrder)
             finished = await services.lead_actions.get(account_id, started.action_id)
         _summary(finished)
         return 0 if finished.status is ActionStatus.DONE else 1
-
-
-class _Bar:
-    """tqdm on stderr: leads done of the frozen leads, leads/s and the time left."""
-
-    def __init__(self) -> None:
-        self._bar: tqdm[Never] | None = None
-
-    def show(self, action: LeadAction) -> None:
-        bar = self._bar
-        if bar is None:
-            bar = self._bar = tqdm(
-                total=action.total, unit=" leads", file=sys.stderr, dynamic_ncols=True
-            )
-        bar.update(action.done - bar.n)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
 
 
 def _summary(action: LeadAction) -> None:

@@ -10,14 +10,12 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Never
-
-from tqdm import tqdm
 
 from leadmail.bootstrap import Adapters, wire
 from leadmail.cli import lead_actions
 from leadmail.cli.accounts import UsageError, account_id_of
 from leadmail.cli.hints import command_line
+from leadmail.cli.progress import Bar
 from leadmail.config import Settings
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_imports import ImportMode, ImportStatus, LeadImport, RowError
@@ -88,9 +86,11 @@ async def _import(settings: Settings, args: argparse.Namespace, path: Path) -> L
             started = await services.imports.start(account_id, options, _read(path), enqueue=False)
         except ValidationFailed as e:
             raise UsageError(f"{path.name}: cannot import: {e.described}") from e
-        bar = _Bar()
+        bar = Bar("rows")
         try:
-            finished = await services.imports.run(started.import_id, bar.show)
+            finished = await services.imports.run(
+                started.import_id, lambda lead_import: bar.show(lead_import.rows, lead_import.total)
+            )
         except BaseException:
             await asyncio.shield(services.imports.stop(started.import_id, INTERRUPTED))
             raise
@@ -145,25 +145,6 @@ async def _read(path: Path) -> AsyncIterator[bytes]:
     with path.open("rb") as file:
         while data := file.read(READ_BYTES):
             yield data
-
-
-class _Bar:
-    """tqdm on stderr: rows done of the file's rows, rows/s and the time left."""
-
-    def __init__(self) -> None:
-        self._bar: tqdm[Never] | None = None
-
-    def show(self, lead_import: LeadImport) -> None:
-        bar = self._bar
-        if bar is None:
-            bar = self._bar = tqdm(
-                total=lead_import.total, unit=" rows", file=sys.stderr, dynamic_ncols=True
-            )
-        bar.update(lead_import.rows - bar.n)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
 
 
 def _summary(done: LeadImport) -> None:

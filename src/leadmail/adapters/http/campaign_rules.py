@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar.openapi.spec import Reference, Schema
+from litestar.openapi.spec import Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
-from leadmail.adapters.http.action_schemas import LeadActionCountOut, LeadActionIn, LeadActionOut
 from leadmail.adapters.http.campaign_schemas import CampaignChangeIn, CampaignIn
 from leadmail.adapters.http.rules import (
     ADDRESS,
@@ -43,7 +42,7 @@ AUDIENCE_TEXT = (
 )
 
 
-def _string(**rule: Any) -> Schema:
+def string_schema(**rule: Any) -> Schema:
     schema = Schema(type=OpenAPIType.STRING)
     apply_rule(schema, rule)
     return schema
@@ -52,21 +51,23 @@ def _string(**rule: Any) -> Schema:
 def _tag_filter() -> Schema:
     return Schema(
         one_of=[
-            _string(**TAG),
+            string_schema(**TAG),
             # Not empty: only `{}` means every lead (LeadFilter refuses `[]`).
-            Schema(type=OpenAPIType.ARRAY, items=_string(**TAG), min_items=1, max_items=MAX_TAGS),
+            Schema(
+                type=OpenAPIType.ARRAY, items=string_schema(**TAG), min_items=1, max_items=MAX_TAGS
+            ),
         ]
     )
 
 
 def audience_schema() -> Schema:
     properties: dict[str, Schema] = {name: _tag_filter() for name in TAG_FILTERS}
-    properties |= {name: _string(pattern=_NO_NUL) for name in EXACT_FILTERS}
-    properties |= {name: _string(format="date-time") for name in TIME_FILTERS}
-    properties[SEARCH_FILTER] = _string(maxLength=MAX_SEARCH, pattern=_NO_NUL)
+    properties |= {name: string_schema(pattern=_NO_NUL) for name in EXACT_FILTERS}
+    properties |= {name: string_schema(format="date-time") for name in TIME_FILTERS}
+    properties[SEARCH_FILTER] = string_schema(maxLength=MAX_SEARCH, pattern=_NO_NUL)
     field_value = Schema(
         one_of=[
-            _string(maxLength=MAX_FIELD_TEXT, pattern=_NO_NUL),
+            string_schema(maxLength=MAX_FIELD_TEXT, pattern=_NO_NUL),
             Schema(type=OpenAPIType.NUMBER),
             Schema(type=OpenAPIType.BOOLEAN),
         ]
@@ -106,8 +107,8 @@ def _state_body(body: Schema, *, sender_required: bool, new: bool) -> None:
             " its own (the lead's wins)"
         ),
         max_properties=MAX_VARIABLES,
-        property_names=_string(pattern=_NO_NUL),
-        additional_properties=_string(pattern=_NO_NUL),
+        property_names=string_schema(pattern=_NO_NUL),
+        additional_properties=string_schema(pattern=_NO_NUL),
     )
     if new:
         props["draft"] = Schema(
@@ -133,63 +134,3 @@ def _state_body(body: Schema, *, sender_required: bool, new: bool) -> None:
     state_sender(body, sender_required=sender_required)
     if not new and body.required:  # a change keeps what it leaves out
         body.required = None
-
-
-ACTION_TEXT = (
-    "A tag change (`add_tags`, `remove_tags`: with `tags`) or a `delete` (without), on every"
-    " lead of `filter`; `dry_run`: count them, do nothing."
-)
-
-
-SEGMENT = "Segment"  # the component a bulk action's filter is (in the body and the answers)
-
-
-def action_schema() -> Schema:
-    """The body of startLeadAction (LeadActionRequest): one of its two shapes."""
-    dry_run = Schema(
-        type=OpenAPIType.BOOLEAN,
-        default=False,
-        description="Answer 200 with the number of leads it would touch now; do nothing",
-    )
-    tags = Schema(
-        type=OpenAPIType.ARRAY,
-        items=_string(**TAG),
-        min_items=1,
-        max_items=MAX_TAGS,
-        description="The tags added or removed (stored lower-cased)",
-    )
-    segment = Reference(ref=f"#/components/schemas/{SEGMENT}")
-
-    def shape(actions: list[str], **extra: Schema) -> Schema:
-        properties: dict[str, Schema | Reference] = {
-            "action": Schema(type=OpenAPIType.STRING, enum=actions),
-            **extra,
-            "filter": segment,
-            "dry_run": dry_run,
-        }
-        required = ["action", *extra, "filter"]
-        return Schema(
-            type=OpenAPIType.OBJECT,
-            properties=properties,
-            required=required,
-            additional_properties=False,
-        )
-
-    return Schema(
-        one_of=[shape(["add_tags", "remove_tags"], tags=tags), shape(["delete"])],
-        description=ACTION_TEXT,
-    )
-
-
-def state_action_rules(components: dict[str, Any]) -> None:
-    """Write startLeadAction's body (keyed by its class name) as its two shapes, and the
-    segment of the body and of the answers as one component (as it is read back: a
-    value of ``field.<key>`` is a number, not an integer and a number at once)."""
-    if LeadActionIn.__name__ not in components:
-        return
-    components[SEGMENT] = audience_schema()
-    components[LeadActionIn.__name__] = action_schema()
-    for answer in (LeadActionOut, LeadActionCountOut):
-        schema = components.get(answer.__name__)
-        if isinstance(schema, Schema) and schema.properties:
-            schema.properties["filter"] = Reference(ref=f"#/components/schemas/{SEGMENT}")

@@ -34,7 +34,8 @@ from leadmail.adapters.http import (
     template_schemas,
     timeline_schemas,
 )
-from leadmail.adapters.http.campaign_rules import state_action_rules, state_campaign_rules
+from leadmail.adapters.http.action_rules import state_action_rules
+from leadmail.adapters.http.campaign_rules import state_campaign_rules
 from leadmail.adapters.http.docs import docs_plugins
 from leadmail.adapters.http.envelopes import (
     ErrorEnvelope,
