@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.privacy import PiccoloPersonalData
 from leadmail.adapters.db.rate_limits import PostgresLimitStorage
+from leadmail.adapters.db.readiness import DatabaseReadiness
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
 from leadmail.adapters.db.templates import (
@@ -85,6 +87,7 @@ from leadmail.ports.templates import (
 from leadmail.services.addressing import Addressing
 from leadmail.services.campaign_checks import CampaignChecks
 from leadmail.services.campaigns import CAMPAIGN_JOB, CampaignService
+from leadmail.services.health import Health
 from leadmail.services.keys import ApiKeyService, CreatedKey
 from leadmail.services.lead_actions import ACTION_JOB, LeadActions
 from leadmail.services.lead_export import LeadExport
@@ -316,6 +319,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
             templates, adapters.account_templates, adapters.campaigns.using, clock
         ),
         template_trials=TemplateTrials(templates, adapters.leads, unsubscribes, send_template),
+        health=Health(None if adapters.database is None else DatabaseReadiness(adapters.database)),
     )
 
 
@@ -324,6 +328,36 @@ async def ensure_demo_key(services: Services) -> CreatedKey | None:
     if await services.keys.any_key_exists():
         return None
     return await services.keys.create(DEMO_ACCOUNT, "created on first start")
+
+
+@contextlib.asynccontextmanager
+async def start_when_ready(
+    health: Health, started: Callable[[], contextlib.AbstractAsyncContextManager[None]]
+) -> AsyncIterator[None]:
+    """Yields at once; in the background, waits until the storage is ready, then enters
+    ``started`` and stays in it until the exit (which leaves it, or stops the waiting)."""
+    stopping = asyncio.Event()
+
+    async def start() -> None:
+        await health.wait_for_storage()
+        try:
+            async with started():
+                log.info("database_ready")
+                await stopping.wait()
+        except Exception:
+            log.exception("start_up_failed")  # /ready stays 503 and says "starting"
+            raise
+
+    task = asyncio.create_task(start())
+    try:
+        yield
+    finally:
+        if health.started:
+            stopping.set()
+        else:
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task  # (a failure was logged when it happened)
 
 
 def create_app(
@@ -341,25 +375,39 @@ def create_app(
     services = wire(adapters, settings)
 
     @contextlib.asynccontextmanager
+    async def started() -> AsyncIterator[None]:
+        """The start-up work, on a database whose migrations are applied; the API is
+        served from then on."""
+        count = await services.templates.sync()
+        log.info("templates_synced", templates=count)
+        # The links' key made (and kept) on the first start, not by the first send.
+        await services.unsubscribes.ready()
+        if adapters.provider.name == "console":
+            log.warning(
+                "console_email_provider",
+                detail="LEADMAIL_EMAIL_PROVIDER is console: emails are logged, NOT delivered",
+            )
+        shared = adapters.database is not None and adapters.database.kind == "postgres"
+        jobs = running_jobs(adapters.jobs, services, shared=shared) if run_jobs else None
+        ready = on_ready(services) if on_ready else contextlib.nullcontext()
+        async with jobs or contextlib.nullcontext(), ready:
+            services.health.mark_started()
+            yield
+
+    @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
         async with adapters.opened(apply_migrations=settings.migrate_on_start):
-            count = await services.templates.sync()
-            log.info("templates_synced", templates=count)
-            # The links' key made (and kept) on the first start, not by the first send.
-            await services.unsubscribes.ready()
-            if adapters.provider.name == "console":
-                log.warning(
-                    "console_email_provider",
-                    detail="LEADMAIL_EMAIL_PROVIDER is console: emails are logged, NOT delivered",
-                )
-            shared = adapters.database is not None and adapters.database.kind == "postgres"
-            jobs = running_jobs(adapters.jobs, services, shared=shared) if run_jobs else None
-            async with jobs or contextlib.nullcontext():
-                if on_ready is None:
+            health = services.health
+            waiting = None if settings.migrate_on_start else await health.storage_not_ready()
+            if waiting is None:
+                async with started():
                     yield
-                else:
-                    async with on_ready(services):
-                        yield
+            else:
+                # LEADMAIL_MIGRATE_ON_START=false on a database lacking migrations: serve
+                # /health and /ready (503) at once, and start once `leadmail migrate` ran.
+                log.warning("waiting_for_database", reason=waiting)
+                async with start_when_ready(health, started):
+                    yield
 
     return build_app(
         services,

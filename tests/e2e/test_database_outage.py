@@ -73,9 +73,18 @@ def test_outage_gives_503_and_the_server_recovers_by_itself(
             assert response.headers.get("retry-after"), response.headers
             assert elapsed < FAIL_FAST_S, f"503 took {elapsed:.1f} s"
 
+        # /ready says so, at once, with the reason; /health (no I/O) is not concerned.
+        started = time.monotonic()
+        ready = httpx.get(f"{server.base_url}/ready", timeout=FAIL_FAST_S)
+        assert time.monotonic() - started < FAIL_FAST_S
+        assert_error(ready, 503, "NOT_READY")
+        assert ready.json()["error"].startswith("The database is unreachable")
+        assert httpx.get(f"{server.base_url}/health").status_code == 200
+
         proxy.start()
         statuses = poll_until_ok(api, server)
         assert set(statuses) <= {200, 503}, statuses
+        assert ok_data(httpx.get(f"{server.base_url}/ready")) == {"status": "ready"}
 
         assert ok_data(api.get(f"{LEADS}/{before['lead_id']}")) == before
         ok_data(api.post(LEADS, json={"name": "After", "email": new_email("a")}))

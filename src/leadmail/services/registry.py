@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 from leadmail.services.campaign_runner import CampaignRunner
 from leadmail.services.campaigns import CampaignService
+from leadmail.services.health import Health
 from leadmail.services.keys import ApiKeyService
 from leadmail.services.lead_actions import LeadActions
 from leadmail.services.lead_export import LeadExport
@@ -48,3 +49,4 @@ class Services:
     template_authoring: TemplateAuthoring  # an account's own templates written
     template_trials: TemplateTrials  # a template previewed, or sent to one address as a test
     lead_timeline: LeadTimeline  # what happened to one lead
+    health: Health  # /ready: storage reachable, migrations applied, start-up done

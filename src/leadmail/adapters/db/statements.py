@@ -144,17 +144,7 @@ class Mapped(Generic[D]):
         """A statement written with ``%s`` placeholders; ``params`` names the columns
         whose values ``args`` takes from a domain value (none for a statement whose
         arguments the caller passes itself)."""
-        count = text.count("%s")
-        postgres = text
-        for number in range(1, count + 1):
-            postgres = postgres.replace("%s", f"${number}", 1)
-        args = self.getter(params) if params else _no_args
-        return Statement(
-            postgres=postgres,
-            sqlite=text.replace("%s", "{}"),
-            args=args,
-            writes=not text.startswith("SELECT"),
-        )
+        return plain_statement(text, self.getter(params) if params else _no_args)
 
     def select(self, *where: str, columns: Sequence[str] = ()) -> Statement:
         """``columns`` (all by default) of the rows whose ``where`` columns equal the
@@ -183,6 +173,21 @@ def _where(columns: Sequence[str]) -> str:
     if not columns:
         return ""
     return " WHERE " + " AND ".join(f"{_quote(c)} = %s" for c in columns)
+
+
+def plain_statement(text: str, args: Callable[[Any], tuple[Any, ...]] | None = None) -> Statement:
+    """A statement written with ``%s`` placeholders, in both spellings; its arguments
+    passed by the caller unless ``args`` takes them from a value."""
+    count = text.count("%s")
+    postgres = text
+    for number in range(1, count + 1):
+        postgres = postgres.replace("%s", f"${number}", 1)
+    return Statement(
+        postgres=postgres,
+        sqlite=text.replace("%s", "{}"),
+        args=args or _no_args,
+        writes=not text.startswith("SELECT"),
+    )
 
 
 def _no_args(_: Any) -> tuple[Any, ...]:

@@ -15,6 +15,7 @@ from leadmail.adapters.http.auth import BearerKeyAuth
 from leadmail.adapters.http.campaigns import CampaignController
 from leadmail.adapters.http.email import REPLAYABLE, EmailController
 from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
+from leadmail.adapters.http.health import HEALTH, READY, health_routes
 from leadmail.adapters.http.json_depth import DepthCheckedRequest
 from leadmail.adapters.http.lead_actions import LeadActionController
 from leadmail.adapters.http.lead_files import LeadFileController
@@ -64,11 +65,16 @@ def build_app(
     webhooks are taken, with the check of each one's proof (webhook_verifiers)."""
     # The providers' webhooks carry their own proof instead of a key, and unsubscribe
     # links their signed token (people and mail clients follow them, with no key).
-    unkeyed = (DOCUMENT, WEBHOOKS, UNSUBSCRIBE)
+    # /health and /ready are asked by load balancers and orchestrators, with no key.
+    unkeyed = (DOCUMENT, WEBHOOKS, UNSUBSCRIBE, HEALTH, READY)
     authenticate = BearerKeyAuth(services.keys, exclude_prefixes=unkeyed)
     query_names = QueryNames()
+    health = services.health
+    ungated = (HEALTH, READY, DOCUMENT)  # none of them reads a table
 
     async def before_request(request: Request[Any, Any, Any]) -> None:
+        if not health.started and not request.scope["path"].startswith(ungated):
+            health.check_started()  # a 503 until the migrations are applied
         # Who asks first (401), then what they ask (422); the body is not read yet.
         await authenticate(request)
         query_names.check(request)
@@ -101,6 +107,7 @@ def build_app(
             ),
             *webhook_routes(services.provider_events, webhooks or {}),
             *unsubscribe_routes(services.unsubscribes),
+            *health_routes(services.health),
         ],
         before_request=before_request,
         exception_handlers=EXCEPTION_HANDLERS,

@@ -110,6 +110,14 @@ PAYLOAD_TOO_LARGE = ErrorKind(
 INTERNAL_ERROR = ErrorKind(
     500, "INTERNAL_ERROR", "Internal error", "a bug; `data.request_id` finds the log line"
 )
+# GET /ready only (not an API operation).
+NOT_READY = ErrorKind(
+    503,
+    "NOT_READY",
+    "Not ready",
+    "`GET /ready`: the database does not answer, a migration is not applied, or the"
+    " process is still starting; `error` says which",
+)
 
 ALL: tuple[ErrorKind, ...] = (
     MALFORMED_JSON,
@@ -117,6 +125,7 @@ ALL: tuple[ErrorKind, ...] = (
     METHOD_NOT_ALLOWED,
     PAYLOAD_TOO_LARGE,
     INTERNAL_ERROR,
+    NOT_READY,
     *BY_CLASS.values(),
 )
 
