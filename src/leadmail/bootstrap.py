@@ -38,6 +38,7 @@ from leadmail.adapters.db.templates import (
     PiccoloTemplateRepository,
 )
 from leadmail.adapters.limits.factory import rate_limiter_for
+from leadmail.adapters.limits.requests import request_limiter_from
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
 from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepository
@@ -77,6 +78,7 @@ from leadmail.ports.message_events import MessageEventRepository
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.privacy import PersonalDataRepository
 from leadmail.ports.rate_limits import RateLimiter
+from leadmail.ports.request_limits import RequestLimiter
 from leadmail.ports.sender_domains import SenderDomainRepository
 from leadmail.ports.suppressions import SuppressionRepository
 from leadmail.ports.templates import (
@@ -142,6 +144,10 @@ class Adapters:
     database: Database | None = None
     # The unsubscribe links' key when LEADMAIL_SECRET_KEY is not set.
     secrets: InstallationSecrets = field(default_factory=MemoryInstallationSecrets)
+    # Requests a minute per API key, and per client address on the public pages (None: no
+    # limit; in Redis when LEADMAIL_REDIS_URL is set, else in this process).
+    key_budget: RequestLimiter | None = None
+    client_budget: RequestLimiter | None = None
 
     @classmethod
     def in_memory(cls, provider: EmailProvider | None = None) -> Adapters:
@@ -219,6 +225,10 @@ class Adapters:
             lead_actions=PiccoloLeadActionRepository(database),
             database=database,
             secrets=PiccoloInstallationSecrets(database),
+            key_budget=request_limiter_from(settings.redis_url, settings.rate_limit, "key"),
+            client_budget=request_limiter_from(
+                settings.redis_url, settings.public_rate_limit, "client"
+            ),
         )
 
     @contextlib.asynccontextmanager
@@ -240,6 +250,9 @@ class Adapters:
         finally:
             await self.provider.close()
             await self.limiter.close()
+            for budget in (self.key_budget, self.client_budget):
+                if budget is not None:
+                    await budget.close()
 
 
 def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = utc_now) -> Services:
@@ -411,6 +424,8 @@ def create_app(
 
     return build_app(
         services,
+        key_budget=adapters.key_budget,
+        client_budget=adapters.client_budget,
         version=version("leadmail"),
         max_body_bytes=settings.max_body_bytes,
         import_max_bytes=settings.import_max_bytes,

@@ -49,6 +49,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     db_command_timeout: float = 30.0
     max_body_bytes: int = 1_048_576
     import_max_bytes: int = 52_428_800  # an import's CSV file (50 MiB)
+    # Per process: connections served at once (later ones wait, unread), seconds for a
+    # request's headers to arrive, seconds a request's body may stall.
+    max_connections: int = 1000
+    header_timeout_seconds: float = 10.0
+    body_idle_seconds: float = 10.0
     migrate_on_start: bool = True
     email_provider: ProviderName = CONSOLE
     email_api_key: str = ""
@@ -62,6 +67,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     email_rate: float | None = None  # requests/s across every worker; None: the provider's
     email_batch: int | None = None  # messages per batch request; None: the provider's max
     redis_url: str = ""  # the rate limiter's shared storage; empty: in this process
+    rate_limit: int = 1200  # requests a minute per API key; 0: none
+    public_rate_limit: int = 120  # requests a minute per client address on /u/...; 0: none
     # How long a worker holds a campaign's batch before another may take it over (a worker
     # that stopped between the provider's call and recording its answer).
     campaign_lease_seconds: float = 60.0
@@ -225,7 +232,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             db_command_timeout=number("DB_COMMAND_TIMEOUT", 30.0, float),
             max_body_bytes=int(number("MAX_BODY_BYTES", 1_048_576, int)),
             import_max_bytes=int(number("IMPORT_MAX_BYTES", 52_428_800, int)),
+            max_connections=int(number("MAX_CONNECTIONS", 1000, int)),
+            header_timeout_seconds=number("HEADER_TIMEOUT_SECONDS", 10.0, float),
+            body_idle_seconds=number("BODY_IDLE_SECONDS", 10.0, float),
             migrate_on_start=flag("MIGRATE_ON_START", default=True),
+            rate_limit=int(number("RATE_LIMIT", 1200, int, zero=True)),
+            public_rate_limit=int(number("PUBLIC_RATE_LIMIT", 120, int, zero=True)),
             email_provider=provider,
             email_api_key=api_key,
             email_base_url=base_url,

@@ -21,13 +21,13 @@ TAGS = ONE + "/tags"
 # path, method -> exactly the error statuses documented (422 on every operation: a query
 # parameter it does not take, an id of the wrong shape)
 DOCUMENTED_ERRORS: dict[tuple[str, str], set[str]] = {
-    (LEADS, "post"): {"400", "401", "409", "413", "422", "500", "503"},
-    (LEADS, "get"): {"401", "422", "500", "503"},
-    (ONE, "get"): {"401", "404", "422", "500", "503"},
-    (ONE, "put"): {"400", "401", "404", "409", "413", "422", "500", "503"},
-    (ONE, "delete"): {"401", "404", "422", "500", "503"},
-    (COUNT, "get"): {"401", "422", "500", "503"},
-    (TAGS, "post"): {"400", "401", "404", "413", "422", "500", "503"},
+    (LEADS, "post"): {"400", "401", "409", "413", "422", "429", "431", "500", "503"},
+    (LEADS, "get"): {"401", "422", "429", "431", "500", "503"},
+    (ONE, "get"): {"401", "404", "422", "429", "431", "500", "503"},
+    (ONE, "put"): {"400", "401", "404", "409", "413", "422", "429", "431", "500", "503"},
+    (ONE, "delete"): {"401", "404", "422", "429", "431", "500", "503"},
+    (COUNT, "get"): {"401", "422", "429", "431", "500", "503"},
+    (TAGS, "post"): {"400", "401", "404", "413", "422", "429", "431", "500", "503"},
 }
 # The envelope of each status whose data is typed; the rest are ErrorEnvelope.
 TYPED_ERRORS = {

@@ -52,10 +52,10 @@ def test_an_operation_documents_its_own_errors_only() -> None:
     add_lead = error_responses(ValidationFailed, DuplicateLead, body=True)
 
     # 422 on every operation: a query parameter it does not take, an id of the wrong shape.
-    assert sorted(get_lead) == [401, 404, 422, 500, 503]
+    assert sorted(get_lead) == [401, 404, 422, 429, 431, 500, 503]
     assert "`LEAD_NOT_FOUND`" in get_lead[404].description
     assert "`NOT_FOUND`" not in get_lead[404].description  # no such endpoint: not this one
-    assert sorted(add_lead) == [400, 401, 409, 413, 422, 500, 503]
+    assert sorted(add_lead) == [400, 401, 409, 413, 422, 429, 431, 500, 503]
     assert "IDEMPOTENCY" not in add_lead[409].description
     assert add_lead[409].data_container is LeadExistsEnvelope
     assert add_lead[422].data_container is ValidationErrorEnvelope

@@ -13,6 +13,7 @@ from typing import TypeVar
 import msgspec
 import structlog
 
+from leadmail.adapters.http.connections import ConnectionLimits, connection_protocol
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.bootstrap import DEMO_ACCOUNT, Adapters, create_app, ensure_demo_key, wire
 from leadmail.cli import accounts, campaigns, leads, worker
@@ -122,10 +123,16 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         yield
 
     app = create_app(settings, on_ready=on_ready, run_jobs=not args.no_worker)
+    limits = ConnectionLimits(
+        max_connections=settings.max_connections,
+        header_timeout=settings.header_timeout_seconds,
+        body_idle=settings.body_idle_seconds,
+    )
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
+        http=connection_protocol(limits),
         log_config=None,
         access_log=False,
         server_header=False,

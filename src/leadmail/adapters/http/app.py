@@ -12,6 +12,7 @@ from litestar.openapi.spec import OpenAPI
 
 from leadmail.adapters.http.answers import JsonAnswer
 from leadmail.adapters.http.auth import BearerKeyAuth
+from leadmail.adapters.http.budgets import RequestBudgets
 from leadmail.adapters.http.campaigns import CampaignController
 from leadmail.adapters.http.email import REPLAYABLE, EmailController
 from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
@@ -30,6 +31,7 @@ from leadmail.adapters.http.tracing import TracedLitestar
 from leadmail.adapters.http.unsubscribe_pages import UNSUBSCRIBE, unsubscribe_routes
 from leadmail.adapters.http.webhooks.routes import WEBHOOKS, webhook_routes
 from leadmail.adapters.http.webhooks.signatures import Verifier
+from leadmail.ports.request_limits import RequestLimiter
 from leadmail.services.registry import Services
 
 C = TypeVar("C", bound=Controller)
@@ -58,11 +60,15 @@ def build_app(
     lifespan: Sequence[Callable[[Litestar], AbstractAsyncContextManager[None]]] = (),
     debug: bool = False,
     webhooks: Mapping[str, Verifier] | None = None,
+    key_budget: RequestLimiter | None = None,
+    client_budget: RequestLimiter | None = None,
 ) -> Litestar:
     """``sender_required``: no default sender is configured (the document then says a
     send must name its ``from``). ``providers``: every name a message's ``provider`` can
     hold (the document lists them; none: any text). ``webhooks``: the providers whose
-    webhooks are taken, with the check of each one's proof (webhook_verifiers)."""
+    webhooks are taken, with the check of each one's proof (webhook_verifiers).
+    ``key_budget``, ``client_budget``: requests a minute per API key, and per client
+    address on the unsubscribe pages (None: no limit; budgets.py)."""
     # The providers' webhooks carry their own proof instead of a key, and unsubscribe
     # links their signed token (people and mail clients follow them, with no key).
     # /health and /ready are asked by load balancers and orchestrators, with no key.
@@ -71,12 +77,17 @@ def build_app(
     query_names = QueryNames()
     health = services.health
     ungated = (HEALTH, READY, DOCUMENT)  # none of them reads a table
+    budgets = RequestBudgets(key_budget, client_budget, public_prefixes=(UNSUBSCRIBE,))
+    charging = key_budget is not None or client_budget is not None
 
     async def before_request(request: Request[Any, Any, Any]) -> None:
         if not health.started and not request.scope["path"].startswith(ungated):
             health.check_started()  # a 503 until the migrations are applied
-        # Who asks first (401), then what they ask (422); the body is not read yet.
+        # Who asks first (401), then how often (429), then what they ask (422); the body
+        # is not read yet.
         await authenticate(request)
+        if charging:
+            await budgets.charge(request)
         query_names.check(request)
 
     app = TracedLitestar(

@@ -24,6 +24,7 @@ from leadmail.domain.lead_imports import ImportNotFound
 from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFound
 from leadmail.domain.template_drafts import TemplateExists, TemplateInUse, TemplateReadOnly
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
+from leadmail.ports.request_limits import RateLimited
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 
 
@@ -82,6 +83,9 @@ BY_CLASS: dict[type[LeadmailError], ErrorKind] = {
         (RecipientSuppressed, 422, "Every recipient suppressed",
          "every address in `to` is on your account's suppression list (`error` names them);"
          " nothing was stored or sent"),
+        (RateLimited, 429, "Too many requests",
+         "more requests a minute than the API key's budget (`LEADMAIL_RATE_LIMIT`);"
+         " nothing was done; retry after `Retry-After` seconds"),
         (DeliveryRejected, 502, "Email not sent",
          "the provider refused the message; `data` has every message's outcome"),
         (StorageUnavailable, 503, "Service temporarily unavailable",
@@ -110,6 +114,36 @@ PAYLOAD_TOO_LARGE = ErrorKind(
 INTERNAL_ERROR = ErrorKind(
     500, "INTERNAL_ERROR", "Internal error", "a bug; `data.request_id` finds the log line"
 )
+# What a connection is refused with before the app sees a request (connections.py).
+MAX_HEAD_BYTES = 16_384
+HEADERS_TOO_LARGE = ErrorKind(
+    431,
+    "HEADERS_TOO_LARGE",
+    "Request headers too large",
+    f"the request line and headers together are larger than {MAX_HEAD_BYTES} bytes;"
+    " the connection is closed",
+)
+
+
+def head_too_large(limit: int = MAX_HEAD_BYTES) -> str:
+    """HEADERS_TOO_LARGE's ``error``."""
+    return f"The request's headers are larger than {limit} bytes"
+
+
+REQUEST_TIMEOUT = ErrorKind(
+    408,
+    "REQUEST_TIMEOUT",
+    "Request timeout",
+    "the request's headers did not all arrive within `LEADMAIL_HEADER_TIMEOUT_SECONDS`;"
+    " the connection is closed",
+)
+MALFORMED_REQUEST = ErrorKind(
+    400,
+    "MALFORMED_REQUEST",
+    "Malformed request",
+    "the request is not valid HTTP/1.1 (a malformed request line, or a header with a"
+    " character headers may not hold); the connection is closed",
+)
 # GET /ready only (not an API operation).
 NOT_READY = ErrorKind(
     503,
@@ -126,6 +160,9 @@ ALL: tuple[ErrorKind, ...] = (
     PAYLOAD_TOO_LARGE,
     INTERNAL_ERROR,
     NOT_READY,
+    HEADERS_TOO_LARGE,
+    REQUEST_TIMEOUT,
+    MALFORMED_REQUEST,
     *BY_CLASS.values(),
 )
 

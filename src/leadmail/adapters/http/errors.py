@@ -43,6 +43,7 @@ from leadmail.adapters.http.webhooks.signatures import WebhookNotVerified
 from leadmail.domain.errors import LeadmailError, Unauthorized, ValidationFailed
 from leadmail.domain.leads import READ_ONLY_FIELDS
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
+from leadmail.ports.request_limits import RateLimited
 from leadmail.services.results import DeliveryFailed, DeliveryUnavailable, SendResult
 from leadmail.services.suppressions import CLIENT_ONLY_MANUAL
 
@@ -84,6 +85,8 @@ def answer_to(exc: LeadmailError) -> Response[Failure] | None:
         headers = BEARER_CHALLENGE
     elif isinstance(exc, StorageUnavailable):
         headers = {"Retry-After": "1"}
+    elif isinstance(exc, RateLimited):
+        headers = {"Retry-After": str(exc.retry_after)}
     elif isinstance(exc, DeliveryFailed):
         data = _delivery_data(exc.result)
         if isinstance(exc, DeliveryUnavailable):

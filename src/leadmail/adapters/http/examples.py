@@ -28,11 +28,13 @@ from leadmail.adapters.http import campaign_examples, envelopes, samples
 from leadmail.adapters.http.action_schemas import LeadActionCountOut, LeadActionOut
 from leadmail.adapters.http.error_table import (
     BY_CLASS,
+    HEADERS_TOO_LARGE,
     INTERNAL_ERROR,
     MALFORMED_JSON,
     METHOD_NOT_ALLOWED,
     PAYLOAD_TOO_LARGE,
     ErrorKind,
+    head_too_large,
 )
 from leadmail.adapters.http.errors import TOO_LARGE, answer_to, envelope, internal_error
 from leadmail.adapters.http.import_schemas import (
@@ -76,6 +78,7 @@ from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFoun
 from leadmail.domain.tags import TagChange
 from leadmail.domain.template_drafts import TemplateExists, TemplateInUse, TemplateReadOnly
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
+from leadmail.ports.request_limits import Allowance, RateLimited
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 from leadmail.services.templates import TemplateView
 
@@ -273,6 +276,7 @@ _RAISED: dict[str, LeadmailError] = {
     "IDEMPOTENCY_KEY_REUSED": IdempotencyKeyReused(),
     "IDEMPOTENCY_IN_PROGRESS": IdempotencyInProgress(),
     "STORAGE_UNAVAILABLE": StorageUnavailable(),
+    "RATE_LIMITED": RateLimited(Allowance(False, 1200, 0, 2.4), "for this API key"),
     "RECIPIENT_SUPPRESSED": RecipientSuppressed(["ada@example.com"]),
     "SUPPRESSION_NOT_FOUND": SuppressionNotFound("ada@example.com"),
     **campaign_examples.RAISED,
@@ -296,6 +300,8 @@ _FRAMEWORK: dict[ErrorKind, Response[Any]] = {
         headers={"Allow": "GET, OPTIONS, POST"},
     ),
     PAYLOAD_TOO_LARGE: envelope(PAYLOAD_TOO_LARGE, TOO_LARGE),
+    # (connections.py answers it, before the app; the same words)
+    HEADERS_TOO_LARGE: envelope(HEADERS_TOO_LARGE, head_too_large()),
     INTERNAL_ERROR: internal_error("req_7fK2pQ9sLm3xV8bN"),
 }
 

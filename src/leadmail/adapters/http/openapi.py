@@ -117,7 +117,11 @@ _HEADER_TEXT = {
     "WWW-Authenticate": 'The scheme to authenticate with: `Bearer realm="leadmail"`',
     "Idempotent-Replayed": "`true` when the answer replays an earlier request's result",
     "Allow": "The methods the path takes, comma-separated",
+    "RateLimit-Limit": "The API key's budget: requests a minute (absent when there is none)",
+    "RateLimit-Remaining": "Requests left in the budget's window now",
+    "RateLimit-Reset": "Seconds until a place in the budget frees",
 }
+_BUDGET = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]
 
 
 def finish(
@@ -128,8 +132,9 @@ def finish(
     providers: Sequence[str] = (),
 ) -> None:
     """Plain component names, and the headers each response carries: ``X-Request-ID`` on
-    all, ``Retry-After`` on 503, ``WWW-Authenticate`` on 401, ``Idempotent-Replayed`` on
-    the success of the operations in ``replayable`` (their operation ids)."""
+    all, ``RateLimit-*`` on all but 401, ``Retry-After`` on 429 and 503,
+    ``WWW-Authenticate`` on 401, ``Idempotent-Replayed`` on the success of the operations
+    in ``replayable`` (their operation ids)."""
     renames = {cls.__name__: name for cls, name in COMPONENT_NAMES.items()}
     schemas_ = document.components.schemas
     state_rules(schemas_, sender_required=sender_required)
@@ -195,6 +200,8 @@ def finish(
                             example.id = None  # it named the example; no field of OpenAPI's
                 names = ["X-Request-ID"]
                 names += {"503": ["Retry-After"], "401": ["WWW-Authenticate"]}.get(status, [])
+                if status != "401":  # charged once the key is known (budgets.py)
+                    names += _BUDGET + (["Retry-After"] if status == "429" else [])
                 if status == "200" and operation.operation_id in replayed:
                     names.append("Idempotent-Replayed")
                 response.headers = {
@@ -245,7 +252,8 @@ def _ours(response: OpenAPIResponse | Reference) -> bool:
 
 
 def _header(name: str) -> OpenAPIHeader:
-    kind = OpenAPIType.INTEGER if name == "Retry-After" else OpenAPIType.STRING
+    numbers = ("Retry-After", *_BUDGET)
+    kind = OpenAPIType.INTEGER if name in numbers else OpenAPIType.STRING
     return OpenAPIHeader(schema=Schema(type=kind), description=_HEADER_TEXT[name])
 
 

@@ -20,6 +20,7 @@ from leadmail.adapters.http.envelopes import (
 )
 from leadmail.adapters.http.error_table import (
     BY_CLASS,
+    HEADERS_TOO_LARGE,
     INTERNAL_ERROR,
     MALFORMED_JSON,
     PAYLOAD_TOO_LARGE,
@@ -27,12 +28,16 @@ from leadmail.adapters.http.error_table import (
 )
 from leadmail.domain.errors import LeadmailError, Unauthorized, ValidationFailed
 from leadmail.ports.errors import StorageUnavailable
+from leadmail.ports.request_limits import RateLimited
 
 # What every operation can answer: a bad key, a query parameter it does not take or an id
-# of the wrong shape (query_names.py, path_ids.py), a bug, the database away.
+# of the wrong shape (query_names.py, path_ids.py), a key over its budget (budgets.py),
+# headers too large (connections.py), a bug, the database away.
 _EVERYWHERE = (
     BY_CLASS[Unauthorized],
     BY_CLASS[ValidationFailed],
+    BY_CLASS[RateLimited],
+    HEADERS_TOO_LARGE,
     INTERNAL_ERROR,
     BY_CLASS[StorageUnavailable],
 )

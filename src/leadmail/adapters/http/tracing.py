@@ -27,6 +27,7 @@ from litestar.types import (
 from leadmail.logs import RequestLog, request_id_var
 
 REQUEST_ID_HEADER = b"x-request-id"
+RESPONSE_HEADERS = "response_headers"  # scope["state"]: more headers for the answer
 # A request id a client may send (any other is replaced); new_request_id makes one too.
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
@@ -81,7 +82,9 @@ class TracedLitestar(Litestar):
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message["headers"] = [*message.get("headers", ()), id_header]
+                # and what a hook asked to add (budgets.py: the RateLimit-* headers)
+                extra = http["state"].get(RESPONSE_HEADERS, ())
+                message["headers"] = [*message.get("headers", ()), id_header, *extra]
             await send(message)  # type: ignore[arg-type]
 
         token = request_id_var.set(request_id)

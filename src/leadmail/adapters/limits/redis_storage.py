@@ -12,6 +12,7 @@ from limits.errors import StorageError
 from redis.exceptions import RedisError
 
 from leadmail.adapters.limits.lanes import LaneLimiter
+from leadmail.adapters.limits.requests import LimitsRequestLimiter
 from leadmail.adapters.limits.storage import LimitsCounts
 from leadmail.ports.rate_limits import Holds
 
@@ -30,29 +31,55 @@ return 1
 """
 
 
-def redis_limiter(redis_url: str, rates: Mapping[str, float], key_prefix: str) -> LaneLimiter:
-    """As rate_limiter_from, on the Redis at ``redis_url``."""
-    pool = redis.asyncio.BlockingConnectionPool.from_url(
+_ERRORS = (StorageError, RedisError, OSError)
+
+
+def _pool(redis_url: str) -> redis.asyncio.BlockingConnectionPool:
+    return redis.asyncio.BlockingConnectionPool.from_url(
         redis_url,
         max_connections=REDIS_CONNECTIONS,
         timeout=REDIS_TIMEOUT_S,
         socket_connect_timeout=REDIS_TIMEOUT_S,
         socket_timeout=REDIS_TIMEOUT_S,
     )
-    client = redis.asyncio.Redis(connection_pool=pool)
-    # The limits storage and the holds share the one pool.
-    storage = RedisStorage(
+
+
+def _storage(
+    redis_url: str, pool: redis.asyncio.BlockingConnectionPool, prefix: str
+) -> RedisStorage:
+    return RedisStorage(
         f"async+{redis_url}",
         wrap_exceptions=True,
         implementation="redispy",
-        key_prefix=key_prefix,
+        key_prefix=prefix,
         connection_pool=pool,  # type: ignore[arg-type]
     )
+
+
+def redis_limiter(redis_url: str, rates: Mapping[str, float], key_prefix: str) -> LaneLimiter:
+    """As rate_limiter_from, on the Redis at ``redis_url``."""
+    pool = _pool(redis_url)
+    client = redis.asyncio.Redis(connection_pool=pool)
+    # The limits storage and the holds share the one pool.
     return LaneLimiter(
-        LimitsCounts(storage),
+        LimitsCounts(_storage(redis_url, pool, key_prefix)),
         RedisHolds(client, key_prefix),
         rates,
-        errors=(StorageError, RedisError, OSError),
+        errors=_ERRORS,
+        closing=pool.aclose,
+    )
+
+
+def redis_request_limiter(
+    redis_url: str, per_minute: int, namespace: str, key_prefix: str
+) -> LimitsRequestLimiter:
+    """As request_limiter_from, on the Redis at ``redis_url`` (a pool of its own)."""
+    pool = _pool(redis_url)
+    return LimitsRequestLimiter(
+        _storage(redis_url, pool, key_prefix),
+        per_minute,
+        namespace,
+        errors=_ERRORS,
         closing=pool.aclose,
     )
 
