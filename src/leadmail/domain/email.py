@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from leadmail.domain.addresses import InvalidAddress, normalise_email
+from leadmail.domain.addresses import InvalidAddress, email_key, normalise_email
 from leadmail.domain.errors import DomainError, FieldError, ValidationFailed
 from leadmail.domain.ids import id_rule, new_id
 from leadmail.domain.text import BROKEN_LINE, NOT_ONE_LINE, breaks_line
@@ -19,6 +19,7 @@ MAX_RECIPIENTS = 50
 MAX_SUBJECT = 998  # RFC 5322 line length limit
 MAX_DISPLAY_NAME = 200
 MAX_LAST_ERROR = 1000  # a message's last_error is cut to this length
+MAX_HTML_BYTES = 512 * 1024  # a send's html or text part, a template's html (UTF-8)
 # What no address, display name included, may hold: what breaks a line (domain/text.py),
 # and tabs.
 CONTROL = re.compile(f"\t|{BROKEN_LINE.pattern}")
@@ -91,7 +92,9 @@ class Mailbox:
 
 
 def parse_recipients(to: str | Sequence[str], field: str = "to") -> tuple[Mailbox, ...]:
-    """One address or a list of 1-50; every invalid one is named by its position."""
+    """One address or a list of 1-50; every invalid one is named by its position. An
+    address given twice (in any case, with a name or without) is kept once, as first
+    given: one person gets one copy."""
     items = [to] if isinstance(to, str) else list(to)
     if not items:
         raise ValidationFailed.one(field, "needs at least one recipient")
@@ -107,7 +110,12 @@ def parse_recipients(to: str | Sequence[str], field: str = "to") -> tuple[Mailbo
             errors.append(FieldError(where, str(e)))
     if errors:
         raise ValidationFailed(errors)
-    return tuple(boxes)
+    if len(boxes) == 1:
+        return (boxes[0],)
+    seen: dict[str, Mailbox] = {}
+    for box in boxes:
+        seen.setdefault(email_key(box.address), box)
+    return tuple(seen.values())
 
 
 def parse_sender(raw: str, field: str = "from") -> Mailbox:
@@ -133,9 +141,16 @@ def check_subject(subject: str, field: str = "subject") -> str:
     return text
 
 
+def larger_than(text: str, limit: int) -> bool:
+    """``text`` takes more than ``limit`` bytes in UTF-8 (encoded only when it may)."""
+    return len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit
+
+
 def check_html(html: str, field: str = "html") -> str:
     if not html.strip():
         raise ValidationFailed.one(field, "is required and must not be blank")
+    if larger_than(html, MAX_HTML_BYTES):
+        raise ValidationFailed.one(field, f"is larger than {MAX_HTML_BYTES // 1024} KB (UTF-8)")
     if "\x00" in html:
         raise ValidationFailed.one(field, "must not contain NUL characters")
     return html

@@ -13,7 +13,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from leadmail.domain.email import MAX_SUBJECT
+from leadmail.domain.email import MAX_HTML_BYTES, MAX_SUBJECT, larger_than
 from leadmail.domain.errors import DomainError, FieldError, ValidationFailed
 from leadmail.domain.templates import (
     CONTENT,
@@ -26,7 +26,6 @@ from leadmail.domain.templates import (
 from leadmail.domain.text import NOT_ONE_LINE, breaks_line
 
 MAX_TEMPLATES = 500  # an account's own templates and layouts together
-MAX_HTML_BYTES = 512 * 1024  # UTF-8
 MAX_TEXT_BYTES = 256 * 1024
 MAX_NAME = 200
 ID_RULE = "must be 1-64 of a-z, 0-9, '-' and '_', starting with a letter or digit"
@@ -143,7 +142,7 @@ class TemplateDraft:
     def _text_errors(self, field: str, text: str, limit: int) -> list[FieldError]:
         if not text.strip():
             return [FieldError(field, "is empty")]
-        if len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit:
+        if larger_than(text, limit):
             return [FieldError(field, f"is larger than {limit // 1024} KB (UTF-8)")]
         if "\x00" in text:
             return [FieldError(field, "must not contain NUL characters")]

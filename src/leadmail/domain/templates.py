@@ -16,13 +16,29 @@ from enum import StrEnum
 
 from markupsafe import escape
 
-from leadmail.domain.email import MAX_SUBJECT
+from leadmail.domain.email import MAX_SUBJECT, larger_than
 from leadmail.domain.errors import FieldError, ValidationFailed
 from leadmail.domain.text import NOT_ONE_LINE, breaks_line
 from leadmail.domain.unsubscribe import SERVICE_VARIABLES
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
 TEMPLATE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+MAX_VARIABLES_BYTES = 64 * 1024  # a request's variables: names and values, UTF-8
+
+
+def check_variables_size(values: Mapping[str, str], field: str = "variables") -> None:
+    """A request's ``variables`` hold at most MAX_VARIABLES_BYTES of names and values
+    (ValidationFailed naming ``field``): a value is copied into each recipient's message,
+    and a send of 50 recipients would otherwise make 50 copies of however much came."""
+    if sum(len(name) + len(value) for name, value in values.items()) * 4 <= MAX_VARIABLES_BYTES:
+        return  # (a character is at most 4 bytes: no need to encode)
+    every = "".join(f"{name}{value}" for name, value in values.items())
+    if larger_than(every, MAX_VARIABLES_BYTES):
+        raise ValidationFailed.one(
+            field, f"is larger than {MAX_VARIABLES_BYTES // 1024} KB (names and values, UTF-8)"
+        )
 
 
 class InvalidTemplate(ValueError):

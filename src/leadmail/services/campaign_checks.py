@@ -16,6 +16,7 @@ from leadmail.domain.errors import FieldError, ValidationFailed
 from leadmail.domain.lead_variables import EVERY_LEAD_HAS
 from leadmail.domain.leads import RULES
 from leadmail.domain.segments import LeadFilter, moment
+from leadmail.domain.templates import check_variables_size
 from leadmail.domain.unsubscribe import SERVICE_VARIABLES
 from leadmail.ports.leads import LeadRepository
 from leadmail.services.addressing import Addressing
@@ -187,6 +188,10 @@ def _audience(errors: list[FieldError], given: Mapping[str, object]) -> LeadFilt
 def _variables(errors: list[FieldError], given: Mapping[str, str]) -> None:
     if len(given) > MAX_VARIABLES:
         errors.append(FieldError("variables", f"must hold at most {MAX_VARIABLES} values"))
+    try:
+        check_variables_size(given)
+    except ValidationFailed as e:
+        errors.extend(e.errors)
     for name, value in given.items():
         if "\x00" in name or "\x00" in value:
             errors.append(FieldError(f"variables.{name}", "must not contain NUL characters"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from leadmail.domain.email import Mailbox, OutgoingEmail, check_subject
-from leadmail.domain.templates import Template
+from leadmail.domain.templates import Template, check_variables_size
 from leadmail.domain.unsubscribe import UNSUBSCRIBE_URL, unsubscribe_headers
 from leadmail.services.addressing import (
     Addressing,
@@ -43,6 +43,7 @@ class SendTemplateEmail:
         a template's ``{{unsubscribe_url}}`` is that recipient's link, whatever the
         request's ``variables`` say (a client never gives it)."""
         key = checked_key(idempotency_key)
+        check_variables_size(request.variables)
         to, sender, reply_to = self._addressing.addresses(
             request.to, request.sender, request.reply_to
         )

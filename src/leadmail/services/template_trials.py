@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from leadmail.domain.errors import LeadNotFound, TemplateNotFound
 from leadmail.domain.lead_variables import template_variables
-from leadmail.domain.templates import Template, TemplateKind
+from leadmail.domain.templates import Template, TemplateKind, check_variables_size
 from leadmail.domain.unsubscribe import SERVICE_VARIABLES, UNSUBSCRIBE_URL
 from leadmail.ports.leads import LeadRepository
 from leadmail.services.addressing import TemplateEmailRequest
@@ -105,6 +105,7 @@ class TemplateTrials:
     async def _values(
         self, account_id: str, variables: Mapping[str, str], lead_id: str | None
     ) -> tuple[dict[str, str], str | None]:
+        check_variables_size(variables)
         values = dict(variables)
         if lead_id is None:
             return values, None

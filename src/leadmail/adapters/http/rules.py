@@ -18,7 +18,7 @@ from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from leadmail.adapters.http import privacy_schemas, schemas, suppression_schemas, template_schemas
 from leadmail.domain.addresses import MAX_EMAIL_LENGTH
 from leadmail.domain.custom_fields import FIELD_KEY, MAX_FIELD_TEXT, MAX_FIELDS
-from leadmail.domain.email import MAX_RECIPIENTS, MAX_SUBJECT
+from leadmail.domain.email import MAX_HTML_BYTES, MAX_RECIPIENTS, MAX_SUBJECT
 from leadmail.domain.leads import MAX_NAME, MAX_NOTE, MAX_PHONE, MAX_SOURCE, PHONE_CHARACTERS
 from leadmail.domain.tags import MAX_TAG, MAX_TAGS
 from leadmail.domain.template_drafts import MAX_NAME as MAX_TEMPLATE_NAME
@@ -136,12 +136,18 @@ _STORED_VALUES: list[Schema | Reference] = [
 FIELD_VALUE = Schema(one_of=[*_STORED_VALUES, Schema(type=OpenAPIType.NULL)])
 STORED_FIELD_VALUE = Schema(one_of=_STORED_VALUES)  # in an answer: null is no value
 RECIPIENTS = {"minItems": 1, "maxItems": MAX_RECIPIENTS}
+TO_TEXT = (
+    f"One address, or a list of 1-{MAX_RECIPIENTS} (`Name <address>` or `address`). An"
+    " address given twice (in any case, with a name or without) is sent to once, as first"
+    " given."
+)
 SEND_FIELDS: dict[str, dict[str, Any]] = {
     # No control character but tab (domain/email.py's check_subject).
     "subject": _one_line(_filled(_NO_CONTROL_BUT_TAB, f"^{SPACE}{_CONTROL}", MAX_SUBJECT)),
-    "html": _filled(r"^\x00", f"^{SPACE}\\x00"),
+    # (At most MAX_HTML_BYTES in UTF-8: as characters, a bound that never refuses less.)
+    "html": _filled(r"^\x00", f"^{SPACE}\\x00", MAX_HTML_BYTES),
     # "" is allowed: no text part (HTML only); absent, one is derived from the HTML.
-    "text": _empty_or(_filled(r"^\x00", f"^{SPACE}\\x00")),
+    "text": _empty_or(_filled(r"^\x00", f"^{SPACE}\\x00", MAX_HTML_BYTES)),
 }
 TEMPLATE_FIELDS: dict[str, dict[str, Any]] = {
     "template_id": {"pattern": TEMPLATE_ID.pattern},
@@ -259,6 +265,8 @@ def state_rules(components: dict[str, Any], *, sender_required: bool) -> None:
         if not isinstance(body, Schema) or not body.properties:
             continue
         to = body.properties["to"]
+        if isinstance(to, Schema):
+            to.description = TO_TEXT
         for branch in to.one_of or () if isinstance(to, Schema) else ():
             if isinstance(branch, Schema) and branch.type == OpenAPIType.ARRAY:
                 apply_rule(branch, RECIPIENTS)

@@ -31,6 +31,7 @@ VARIABLES_RULE = (
     " without NUL; a variable the subject uses takes no line break or control character."
     " Missing or unusable: 422 naming `variables.<name>`. Other keys are ignored, and so is"
     " `unsubscribe_url`: the service fills it with each recipient's own unsubscribe link."
+    " At most 64 KB of names and values in all (UTF-8; more: 422 naming `variables`)."
 )
 
 
@@ -143,15 +144,16 @@ LIST_UNSUBSCRIBE_RULE = (
 Transactional = Annotated[bool, msgspec.Meta(description=TRANSACTIONAL_RULE)]
 PLAIN_TEXT_RULE = (
     "The plain-text part, sent beside the HTML. Absent: one derived from the HTML (links as"
-    ' `text (url)`); `""`: none, HTML only'
+    ' `text (url)`); `""`: none, HTML only. At most 512 KB (UTF-8)'
 )
+HTML_RULE = "The HTML body: at most 512 KB (UTF-8; more: 422 naming `html`)"
 ListUnsubscribe = Annotated[bool, msgspec.Meta(description=LIST_UNSUBSCRIBE_RULE)]
 
 
 class SendEmailIn(msgspec.Struct, forbid_unknown_fields=True):
     to: str | list[str]
     subject: str
-    html: str
+    html: Annotated[str, msgspec.Meta(description=HTML_RULE)]
     sender: str | None = msgspec.field(default=None, name="from")
     transactional: Transactional = False
     list_unsubscribe: ListUnsubscribe = False
