@@ -1,9 +1,12 @@
 """Query parameters an operation does not take are refused (422 naming each), on every
 route alike: the names an operation takes are those its handler declares, read from the
-app once it is built, so a new handler is covered without a list to keep."""
+app once it is built, so a new handler is covered without a list to keep. So is a value
+holding a control character (C0 or DEL; a NUL is text Postgres cannot store), whatever
+the parameter: no filter, cursor or id has a use for one."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,6 +18,8 @@ from leadmail.domain.errors import FieldError, ValidationFailed
 # A handler's ``opt`` key: prefixes of names it reads from the query string itself (a
 # segment's ``field.<key>``), which no declaration can list.
 QUERY_PREFIXES = "query_prefixes"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+NO_CONTROL = "must not contain control characters (NUL, line breaks, tabs and the like)"
 
 
 class QueryNames:
@@ -52,6 +57,13 @@ class QueryNames:
         if unknown:
             problem = _not_taken(names, prefixes)
             raise ValidationFailed([FieldError(name, problem) for name in unknown])
+        controlled = [
+            name for name, value in request.query_params.multi_items() if _CONTROL.search(value)
+        ]
+        if controlled:
+            raise ValidationFailed(
+                [FieldError(name, NO_CONTROL) for name in dict.fromkeys(controlled)]
+            )
 
 
 def _not_taken(names: Iterable[str], prefixes: tuple[str, ...]) -> str:
