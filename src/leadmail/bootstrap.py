@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from importlib.metadata import version
@@ -19,6 +20,7 @@ from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.idempotency import PiccoloIdempotencyStore
 from leadmail.adapters.db.installation_secrets import PiccoloInstallationSecrets
 from leadmail.adapters.db.jobs import PgQueuerJobQueue
+from leadmail.adapters.db.key_cache import APPLICATION_NAME as KEY_CACHE_CONNECTION
 from leadmail.adapters.db.key_cache import CachedApiKeyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.lead_actions import PiccoloLeadActionRepository
@@ -196,7 +198,9 @@ class Adapters:
         keys: ApiKeyStore = PiccoloApiKeyStore(database)
         if serving and postgres and settings.key_cache_seconds > 0:
             keys = CachedApiKeyStore(
-                keys, database.connect_dedicated, max_age=settings.key_cache_seconds
+                keys,
+                functools.partial(database.connect_dedicated, KEY_CACHE_CONNECTION),
+                max_age=settings.key_cache_seconds,
             )
         # The provider's rate across every process: in Redis when set, else in Postgres.
         limits = PostgresLimitStorage(database) if postgres else None

@@ -1,4 +1,6 @@
-"""A TCP proxy the tests can switch off and on, to cut a server off from its database.
+"""A TCP proxy the tests can switch off and on, to cut a server off from its database; or
+silence one connection: what either end sends is swallowed, and nothing is closed (a
+partition, or a firewall dropping the connection, as the server sees it).
 
 It runs its own event loop in a background thread, so a test (sync or async) never blocks
 it and it never blocks the test.
@@ -9,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 _CHUNK = 65536
 
@@ -25,6 +27,7 @@ class TcpProxy:
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._silenced: set[int] = set()  # upstream connections, by their local port
 
     # Called from the test's thread.
 
@@ -37,6 +40,11 @@ class TcpProxy:
     def stop(self) -> None:
         """Stop listening and cut every open connection, both ways, at once."""
         asyncio.run_coroutine_threadsafe(self._cut(), self._loop).result(timeout=5)
+
+    def silence(self, upstream_port: int) -> None:
+        """Swallow everything on the connection whose upstream side is bound to
+        ``upstream_port`` here (``client_port`` in Postgres's pg_stat_activity)."""
+        self._loop.call_soon_threadsafe(self._silenced.add, upstream_port)
 
     def close(self) -> None:
         if self._thread.is_alive():
@@ -82,8 +90,15 @@ class TcpProxy:
                 writer.transport.abort()
                 return
             self._writers.add(up_writer)
+            port = up_writer.get_extra_info("sockname")[1]
+
+            def silenced() -> bool:
+                return port in self._silenced
+
             await asyncio.gather(
-                _pipe(reader, up_writer), _pipe(up_reader, writer), return_exceptions=True
+                _pipe(reader, up_writer, silenced),
+                _pipe(up_reader, writer, silenced),
+                return_exceptions=True,
             )
             for side in (writer, up_writer):
                 side.transport.abort()
@@ -93,9 +108,13 @@ class TcpProxy:
             self._tasks.discard(task)
 
 
-async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+async def _pipe(
+    source: asyncio.StreamReader, sink: asyncio.StreamWriter, silenced: Callable[[], bool]
+) -> None:
     try:
         while chunk := await source.read(_CHUNK):
+            if silenced():
+                continue  # read and dropped: the sender sees no error, the peer nothing
             sink.write(chunk)
             await sink.drain()
     finally:

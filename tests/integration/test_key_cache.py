@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from leadmail.adapters.db.database import Database
-from leadmail.adapters.db.key_cache import CachedApiKeyStore
+from leadmail.adapters.db.key_cache import CONFIRMED_S, HEARTBEAT_S, CachedApiKeyStore
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.domain.keys import ApiKey, mint_key
 
@@ -127,3 +127,38 @@ async def test_a_lost_listener_turns_the_cache_off(database: Database) -> None:
         assert inner.lookups == 2
     finally:
         await cache.close()
+
+
+async def test_the_cache_is_served_only_within_5_s_of_an_answered_heartbeat(
+    database: Database,
+) -> None:
+    clock = [1000.0]
+    inner = Counting(database)
+    cache = CachedApiKeyStore(inner, database.connect_dedicated, monotonic=lambda: clock[0])
+    await cache.start()
+    try:
+        minted = mint_key()
+        await cache.create_key(
+            account_name="cache-hb", label="", digest=minted.digest, prefix=minted.prefix, now=NOW
+        )
+        await cache.find_by_digest(minted.digest)
+        await cache.find_by_digest(minted.digest)
+        assert inner.lookups == 1
+
+        clock[0] += CONFIRMED_S + 0.1  # no heartbeat answered since: unconfirmed
+        assert not cache.listening
+        await cache.find_by_digest(minted.digest)
+        assert inner.lookups == 2  # read again, not served from memory
+
+        await until(lambda: _true(cache.listening), seconds=HEARTBEAT_S * 3)
+        # A heartbeat sent at the new time was answered (every revocation before it was
+        # heard, and there was none): the entry is served from memory again.
+        await cache.find_by_digest(minted.digest)
+        await cache.find_by_digest(minted.digest)
+        assert inner.lookups == 2
+    finally:
+        await cache.close()
+
+
+async def _true(value: bool) -> bool:
+    return value

@@ -100,12 +100,13 @@ class Database:
         """The Postgres pool (None on SQLite, or before start())."""
         return self._pool
 
-    async def connect_dedicated(self) -> asyncpg.Connection:
+    async def connect_dedicated(self, name: str = "") -> asyncpg.Connection:
         """A Postgres connection of its own, outside the pool (to LISTEN, or to hold an
-        advisory lock)."""
+        advisory lock); ``name``: its application_name (pg_stat_activity shows it)."""
         if not isinstance(self.engine, PostgresEngine):
             raise TypeError("only a Postgres database has dedicated connections")
-        return await asyncpg.connect(**self.engine.config)
+        settings = {"server_settings": {"application_name": name}} if name else {}
+        return await asyncpg.connect(**self.engine.config, **settings)
 
     def writing(self) -> contextlib.AbstractAsyncContextManager[None]:
         """Hold this around a write made with Piccolo's query builder, and around every

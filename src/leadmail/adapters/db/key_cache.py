@@ -4,12 +4,21 @@ Correctness rests on Postgres LISTEN/NOTIFY: ``PiccoloApiKeyStore.revoke`` notif
 ``KEYS_CHANNEL`` (the CLI's revoke included, from any process), and every server evicts the key
 at once. While the listening connection is down nothing is cached and every request reads
 the database, as without this class. Entries also expire after ``max_age`` as a backstop.
+
+A listening connection can also die silently (a partition, a firewall that drops it): no
+error, no close, and no notification ever arrives. So a heartbeat asks it a query every
+HEARTBEAT_S; Postgres sends a connection its pending notifications before it answers, so
+an answer to a query sent at time t means every revocation committed before t has been
+heard. The cache is served only within CONFIRMED_S of the last such t: whatever happens to
+the connection, a revoked key stops working within CONFIRMED_S (5 s). A heartbeat that
+gets no answer in HEARTBEAT_TIMEOUT_S drops the connection and listens on a new one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,7 +33,11 @@ from leadmail.domain.keys import ApiKey
 from leadmail.ports.keys import ApiKeyStore
 
 MAX_ENTRIES = 10_000
+APPLICATION_NAME = "leadmail key cache"  # the listening connection's, in pg_stat_activity
 RECONNECT_DELAY_S = 2.0
+HEARTBEAT_S = 1.0  # a query on the listening connection, this often
+HEARTBEAT_TIMEOUT_S = 2.0  # no answer this long: the connection is taken for dead
+CONFIRMED_S = 5.0  # the cache is served this long after the last heartbeat was sent
 
 log = structlog.get_logger("leadmail.db")
 
@@ -49,11 +62,21 @@ class CachedApiKeyStore(ApiKeyStore):
         self._generation = 0
         self._connection: asyncpg.Connection | None = None
         self._reconnecting: asyncio.Task[None] | None = None
+        self._beating: asyncio.Task[None] | None = None
+        # When the query of the last answered heartbeat was sent (monotonic): every
+        # revocation committed before it has been heard.
+        self._confirmed_at = -math.inf
         self._closed = False
 
     @property
     def listening(self) -> bool:
-        return self._connection is not None and not self._connection.is_closed()
+        """The listening connection is up and answered a heartbeat sent within
+        CONFIRMED_S: what the cache holds may be served."""
+        return (
+            self._connection is not None
+            and not self._connection.is_closed()
+            and self._monotonic() - self._confirmed_at < CONFIRMED_S
+        )
 
     async def start(self) -> None:
         try:
@@ -64,10 +87,11 @@ class CachedApiKeyStore(ApiKeyStore):
 
     async def close(self) -> None:
         self._closed = True
-        if self._reconnecting is not None:
-            self._reconnecting.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reconnecting
+        for task in (self._reconnecting, self._beating):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self._connection is not None:
             with contextlib.suppress(Exception):
                 await self._connection.close()
@@ -75,16 +99,45 @@ class CachedApiKeyStore(ApiKeyStore):
 
     async def _listen(self) -> None:
         connection = await self._connect()
+        sent = self._monotonic()
         connection.add_termination_listener(self._on_lost)
         await connection.add_listener(KEYS_CHANNEL, self._on_notice)
         self._forget_all()  # whatever happened while we were deaf
         self._connection = connection
+        self._confirmed_at = sent
+        if self._beating is None or self._beating.done():
+            self._beating = asyncio.get_running_loop().create_task(self._heartbeat())
 
-    def _on_lost(self, _: object) -> None:
-        self._connection = None
-        self._forget_all()
+    async def _heartbeat(self) -> None:
+        while not self._closed:
+            await asyncio.sleep(HEARTBEAT_S)
+            if self._connection is None or self._connection.is_closed():
+                continue  # lost: _on_lost reconnects
+            connection: asyncpg.Connection = self._connection
+            sent = self._monotonic()
+            try:
+                async with asyncio.timeout(HEARTBEAT_TIMEOUT_S):
+                    await connection.fetchval("SELECT 1")
+            except (TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
+                if connection is self._connection:
+                    log.warning("key_cache_off", reason=f"heartbeat: {type(e).__name__}")
+                    connection.terminate()  # (no goodbye: the peer may not be there)
+                    self._lost(connection)
+                continue
+            if connection is self._connection:
+                self._confirmed_at = sent
+
+    def _on_lost(self, connection: object) -> None:
+        if connection is not self._connection:
+            return  # one the heartbeat gave up on already
         log.warning("key_cache_off", reason="listener connection lost")
-        self._schedule_reconnect()
+        self._lost(connection)
+
+    def _lost(self, connection: object) -> None:
+        if connection is self._connection:
+            self._connection = None
+            self._forget_all()
+            self._schedule_reconnect()
 
     def _schedule_reconnect(self) -> None:
         if self._closed or (self._reconnecting is not None and not self._reconnecting.done()):
