@@ -8,19 +8,29 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install run test lint format migrate bench bench-quick bench-install clean
 
+RUN_STAMP := $(VENV)/.installed-run
+
 install: $(STAMP)
 
-# uv is installed into the venv from PyPI, then builds the locked environment.
+# uv is installed into the venv from PyPI, then builds the locked environment: the
+# service's packages and the dev group (tests, lint). `make run` needs only the first.
 $(STAMP): pyproject.toml uv.lock
 	@test -x $(UV) || { $(PYTHON) -m venv $(VENV) && $(BIN)/pip install --quiet --disable-pip-version-check 'uv==0.13.9'; }
 	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --python $(BIN)/python
+	@touch $@ $(RUN_STAMP)
+
+# The service's own packages only (no pytest, mypy, schemathesis or docker); --inexact
+# leaves the dev group in place when `make install` put it there.
+$(RUN_STAMP): pyproject.toml uv.lock
+	@test -x $(UV) || { $(PYTHON) -m venv $(VENV) && $(BIN)/pip install --quiet --disable-pip-version-check 'uv==0.13.9'; }
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --no-dev --inexact --python $(BIN)/python
 	@touch $@
 
-run: install
+run: $(RUN_STAMP)
 	$(BIN)/leadmail migrate
 	$(BIN)/leadmail serve
 
-migrate: install
+migrate: $(RUN_STAMP)
 	$(BIN)/leadmail migrate
 
 # The Redis tests (the rate limiter's) use this server, each under keys of its own; when

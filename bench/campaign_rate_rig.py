@@ -103,6 +103,7 @@ def measure(
         server_env = {**cli_env, "LEADMAIL_EMAIL_PROVIDER": "postmark",
                       "LEADMAIL_EMAIL_API_KEY": POSTMARK_KEY, "LEADMAIL_EMAIL_RATE": "0",
                       "LEADMAIL_EMAIL_BASE_URL": f"http://127.0.0.1:{standin_port}",
+                      "LEADMAIL_EMAIL_ALLOW_INSECURE": "true",  # the local stand-in
                       **(settings or {})}  # fmt: skip
         argv = [str(BIN / "leadmail"), "serve", "--host", "127.0.0.1", "--port", str(port)]
         server = stack.enter_context(process(argv, server_env, tmp / "server.log"))

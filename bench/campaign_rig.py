@@ -185,6 +185,7 @@ def campaign_rig(
             "LEADMAIL_LOG_FORMAT": "json",
             "LEADMAIL_EMAIL_API_KEY": PROVIDER_KEY,
             "LEADMAIL_EMAIL_BASE_URL": standin.url,
+            "LEADMAIL_EMAIL_ALLOW_INSECURE": "true",  # the stand-in speaks plain HTTP
             **{f"LEADMAIL_{name}": value for name, value in settings.items()},
         }
         port = free_port()

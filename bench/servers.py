@@ -141,6 +141,7 @@ def build_servers(
         "LEADMAIL_EMAIL_PROVIDER": "resend",
         "LEADMAIL_EMAIL_API_KEY": PROVIDER_KEY,
         "LEADMAIL_EMAIL_BASE_URL": standin_url,
+        "LEADMAIL_EMAIL_ALLOW_INSECURE": "true",  # the stand-in speaks plain HTTP
     }
     specs = {
         "ceiling_a": ("bare Litestar (ceiling A)", "bench.ceilings:json_app", bare_env),

@@ -31,6 +31,7 @@ from leadmail.adapters.db.message_events import PiccoloMessageEventRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
 from leadmail.adapters.db.privacy import PiccoloPersonalData
+from leadmail.adapters.db.quotas import PiccoloQuotaRepository
 from leadmail.adapters.db.rate_limits import PostgresLimitStorage
 from leadmail.adapters.db.readiness import DatabaseReadiness
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
@@ -57,6 +58,7 @@ from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.message_events import MemoryMessageEventRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.privacy import MemoryPersonalData
+from leadmail.adapters.memory.quotas import MemoryQuotaRepository
 from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
@@ -79,6 +81,7 @@ from leadmail.ports.mail import EmailProvider
 from leadmail.ports.message_events import MessageEventRepository
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.privacy import PersonalDataRepository
+from leadmail.ports.quotas import QuotaRepository
 from leadmail.ports.rate_limits import RateLimiter
 from leadmail.ports.request_limits import RequestLimiter
 from leadmail.ports.sender_domains import SenderDomainRepository
@@ -90,7 +93,7 @@ from leadmail.ports.templates import (
 )
 from leadmail.services.addressing import Addressing
 from leadmail.services.campaign_checks import CampaignChecks
-from leadmail.services.campaigns import CAMPAIGN_JOB, CampaignService
+from leadmail.services.campaigns import CAMPAIGN_JOB, QUOTA_RESUME_JOB, CampaignService
 from leadmail.services.health import Health
 from leadmail.services.keys import ApiKeyService, CreatedKey
 from leadmail.services.lead_actions import ACTION_JOB, LeadActions
@@ -103,6 +106,7 @@ from leadmail.services.outbox import Outbox
 from leadmail.services.outgoing import DeliverySettings, Outgoing
 from leadmail.services.privacy import Privacy
 from leadmail.services.provider_events import ProviderEventService
+from leadmail.services.quotas import SendQuota
 from leadmail.services.registry import Services
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_policy import SendPolicy
@@ -144,6 +148,7 @@ class Adapters:
     lead_events: LeadEventRepository  # a lead's changes that leave no other trace
     lead_actions: LeadActionRepository  # bulk actions on segments
     database: Database | None = None
+    quotas: QuotaRepository = field(default_factory=MemoryQuotaRepository)  # daily sends
     # The unsubscribe links' key when LEADMAIL_SECRET_KEY is not set.
     secrets: InstallationSecrets = field(default_factory=MemoryInstallationSecrets)
     # Requests a minute per API key, and per client address on the public pages (None: no
@@ -228,6 +233,7 @@ class Adapters:
             lead_events=PiccoloLeadEventRepository(database),
             lead_actions=PiccoloLeadActionRepository(database),
             database=database,
+            quotas=PiccoloQuotaRepository(database),
             secrets=PiccoloInstallationSecrets(database),
             key_budget=request_limiter_from(settings.redis_url, settings.rate_limit, "key"),
             client_budget=request_limiter_from(
@@ -285,7 +291,8 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         key=settings.secret_key.encode() if settings.secret_key else None,
         clock=clock,
     )
-    outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, clock)
+    quota = SendQuota(adapters.quotas, clock)
+    outbox = Outbox(adapters.messages, adapters.claims, outgoing, policy, quota, clock)
     addressing = Addressing(settings.email_default_from)
     templates = TemplateService(
         adapters.catalog, adapters.templates, adapters.account_templates, clock
@@ -300,12 +307,13 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     adapters.jobs.handle(ACTION_JOB, lead_actions.run_job)
     checks = CampaignChecks(templates, adapters.leads, addressing, sender_rules)
     campaigns = CampaignService(
-        adapters.campaigns, adapters.recipients, checks, adapters.jobs, clock
+        adapters.campaigns, adapters.recipients, checks, adapters.jobs, quota, clock
     )
     runner = campaign_runner(
-        adapters, settings, outgoing, policy, templates, campaigns, clock, unsubscribes
+        adapters, settings, outgoing, policy, templates, campaigns, clock, unsubscribes, quota
     )
     adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
+    adapters.jobs.handle(QUOTA_RESUME_JOB, campaigns.resume_after_quota)
     send_template = SendTemplateEmail(addressing, templates, outbox, unsubscribes)
     return Services(
         leads=LeadService(adapters.leads, adapters.lead_events, clock),
@@ -337,6 +345,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         ),
         template_trials=TemplateTrials(templates, adapters.leads, unsubscribes, send_template),
         health=Health(None if adapters.database is None else DatabaseReadiness(adapters.database)),
+        quota=quota,
     )
 
 

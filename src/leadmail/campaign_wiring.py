@@ -19,6 +19,7 @@ from leadmail.services.campaign_batches import CampaignBatches, CampaignSettings
 from leadmail.services.campaign_runner import CampaignRunner
 from leadmail.services.campaigns import CampaignService
 from leadmail.services.outgoing import Outgoing
+from leadmail.services.quotas import SendQuota
 from leadmail.services.send_policy import SendPolicy
 from leadmail.services.templates import TemplateService
 from leadmail.services.unsubscribes import Unsubscribes
@@ -63,6 +64,7 @@ def campaign_runner(
     campaigns: CampaignService,
     clock: Clock,
     links: Unsubscribes,
+    quota: SendQuota,
 ) -> CampaignRunner:
     """CAMPAIGN_JOB's handler (services/campaign_runner.py), sending through ``outgoing``,
     the pipeline API sends take too."""
@@ -70,7 +72,7 @@ def campaign_runner(
     chosen = campaign_settings(settings, provider)
     batches = CampaignBatches(
         parts.recipients, parts.leads, parts.messages, outgoing, policy, parts.limiter,
-        email_lane(provider.name), chosen, clock, links,
+        email_lane(provider.name), chosen, clock, links, quota, campaigns.pause_for_quota,
     )  # fmt: skip
     return CampaignRunner(
         parts.campaigns, parts.recipients, templates, batches, chosen, clock, outgoing.timer,

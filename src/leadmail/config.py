@@ -58,6 +58,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     email_provider: ProviderName = CONSOLE
     email_api_key: str = ""
     email_base_url: str = ""  # empty: the provider's public API
+    email_allow_insecure: bool = False  # an http:// base URL (a local stand-in) is taken
     email_domain: str = ""  # Mailgun's sending domain
     email_timeout: float = 10.0  # seconds per attempt
     email_max_attempts: int = 4
@@ -194,6 +195,18 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         base_url = text("EMAIL_BASE_URL", "").rstrip("/")
         if base_url and not base_url.startswith(("http://", "https://")):
             raise ConfigError("LEADMAIL_EMAIL_BASE_URL must start with http:// or https://")
+        allow_insecure = flag("EMAIL_ALLOW_INSECURE", default=False)
+        if (
+            dialect is not None
+            and not dialect.plain_http
+            and not allow_insecure
+            and (base_url or dialect.default_base_url).startswith("http://")
+        ):
+            # The key and every message would cross the network in clear text.
+            raise ConfigError(
+                f"LEADMAIL_EMAIL_BASE_URL must be https:// for the {provider} provider"
+                " (set LEADMAIL_EMAIL_ALLOW_INSECURE=true for a local stand-in)"
+            )
         email_rate = number("EMAIL_RATE", default_rate_of(provider), float, zero=True)
         try:
             windows_for(email_rate)
@@ -241,6 +254,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             email_provider=provider,
             email_api_key=api_key,
             email_base_url=base_url,
+            email_allow_insecure=allow_insecure,
             email_domain=text("EMAIL_DOMAIN", ""),
             email_timeout=number("EMAIL_TIMEOUT", 10.0, float),
             email_max_attempts=int(number("EMAIL_MAX_ATTEMPTS", 4, int)),

@@ -31,6 +31,7 @@ CAMPAIGN_FIELDS = {
     "template_version",
     "layout_id",
     "layout_version",
+    "paused_reason",
 }
 COUNT_NAMES = ("pending", "sent", "failed", "skipped", "suppressed", "unknown", "cancelled")
 RECIPIENT_FIELDS = {"lead_id", "email", "status", "message_id", "error"}

@@ -39,8 +39,8 @@ EMAIL_PATHS: dict[str, set[str]] = {
 SENDS = [SEND, TEMPLATE]
 # Each send's errors, exactly: a plain send has no template to miss.
 SEND_ERRORS = {
-    SEND: {"400", "401", "403", "409", "413", "422", "500", "502", "503"},
-    TEMPLATE: {"400", "401", "403", "404", "409", "413", "422", "500", "502", "503"},
+    SEND: {"400", "401", "403", "409", "413", "422", "429", "431", "500", "502", "503"},
+    TEMPLATE: {"400", "401", "403", "404", "409", "413", "422", "429", "431", "500", "502", "503"},
 }
 REJECTED = {SEND: "SendRejectedEnvelope", TEMPLATE: "TemplateSendRejectedEnvelope"}
 UNAVAILABLE = {SEND: "SendUnavailableEnvelope", TEMPLATE: "TemplateSendUnavailableEnvelope"}
@@ -120,6 +120,7 @@ def test_the_send_errors_are_documented(spec: dict[str, Any], path: str) -> None
     typed = {
         # A plain send's 422 is also RECIPIENT_SUPPRESSED, which has no data.
         "422": "RefusedEnvelope" if path == SEND else "ValidationErrorEnvelope",
+        "429": "TooManyEnvelope",  # RATE_LIMITED without data, QUOTA_EXCEEDED with
         "500": "InternalErrorEnvelope",
         "502": REJECTED[path],
         "503": UNAVAILABLE[path],  # the provider's, with data, or the database's, without

@@ -23,6 +23,7 @@ from leadmail.adapters.db.lead_imports import PiccoloLeadImportRepository
 from leadmail.adapters.db.leads import PiccoloLeadRepository
 from leadmail.adapters.db.messages import PiccoloMessageRepository
 from leadmail.adapters.db.migrate import migrate
+from leadmail.adapters.db.quotas import PiccoloQuotaRepository
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
 from leadmail.adapters.db.templates import (
@@ -39,6 +40,7 @@ from leadmail.adapters.memory.lead_events import MemoryLeadEventRepository
 from leadmail.adapters.memory.lead_imports import MemoryLeadImportRepository
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.quotas import MemoryQuotaRepository
 from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
@@ -101,6 +103,7 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
             MemoryAccountTemplateRepository(),
             lead_events,
             MemoryLeadActionRepository(leads, lead_events, batch=ACTION_BATCH_IN_TESTS),
+            MemoryQuotaRepository(),
         )
         return
     if adapter.shared_database is not None:
@@ -138,6 +141,7 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloAccountTemplateRepository(database),
         PiccoloLeadEventRepository(database),
         PiccoloLeadActionRepository(database, batch=ACTION_BATCH_IN_TESTS),
+        PiccoloQuotaRepository(database),
         database,
     )
 

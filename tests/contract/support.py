@@ -26,6 +26,7 @@ from leadmail.ports.lead_events import LeadEventRepository
 from leadmail.ports.lead_imports import LeadImportRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.messages import MessageRepository
+from leadmail.ports.quotas import QuotaRepository
 from leadmail.ports.sender_domains import SenderDomainRepository
 from leadmail.ports.suppressions import SuppressionRepository
 from leadmail.ports.templates import AccountTemplateRepository, TemplateRepository
@@ -182,6 +183,7 @@ class Storage:
     account_templates: AccountTemplateRepository
     lead_events: LeadEventRepository
     lead_actions: LeadActionRepository
+    quotas: QuotaRepository
     # The database behind the Piccolo adapters, for what no port shows (None for memory).
     database: Database | None = None
 

@@ -51,6 +51,8 @@ def email_env(provider: Provider, base_url: str, api_key: str, **settings: str) 
         "LEADMAIL_EMAIL_PROVIDER": provider,
         "LEADMAIL_EMAIL_API_KEY": api_key,
         "LEADMAIL_EMAIL_BASE_URL": base_url,
+        # The stand-in speaks plain HTTP on the loopback.
+        "LEADMAIL_EMAIL_ALLOW_INSECURE": "true",
     }
     if provider == "mailgun":
         env["LEADMAIL_EMAIL_DOMAIN"] = MAILGUN_DOMAIN

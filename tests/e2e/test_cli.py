@@ -141,11 +141,20 @@ def test_revoking_an_unknown_key_fails_with_a_message(database_url: str, tmp_pat
     assert result.stdout == "", result.describe()
 
 
+PLAIN_HTTP_PROVIDER = {
+    "LEADMAIL_EMAIL_PROVIDER": "resend",
+    "LEADMAIL_EMAIL_API_KEY": "re_plain_http_key",
+    "LEADMAIL_EMAIL_BASE_URL": "http://127.0.0.1:9",
+}
+
+
 def test_bad_configuration_exits_2_naming_the_variable(database_url: str, tmp_path: Path) -> None:
     cases: list[tuple[list[str], dict[str, str], str]] = [
         (["serve", "--port", str(free_port())], {"LEADMAIL_LOG_FORMAT": "xml"}, "LOG_FORMAT"),
         (["migrate"], {"LEADMAIL_LOG_FORMAT": "xml"}, "LOG_FORMAT"),
         (["keys", "list"], {"LEADMAIL_DB_CONNECT_TIMEOUT": "soon"}, "DB_CONNECT_TIMEOUT"),
+        # A provider reached over plain HTTP, without LEADMAIL_EMAIL_ALLOW_INSECURE.
+        (["serve", "--port", str(free_port())], PLAIN_HTTP_PROVIDER, "EMAIL_BASE_URL"),
     ]
     results = run_cli_jobs(
         [(args, cli_env(database_url, extra)) for args, extra, _ in cases], tmp_path
@@ -153,7 +162,9 @@ def test_bad_configuration_exits_2_naming_the_variable(database_url: str, tmp_pa
     for (_, _, variable), result in zip(cases, results, strict=True):
         assert result.returncode == 2, result.describe()
         assert f"LEADMAIL_{variable}" in result.stderr, result.describe()
+        assert result.stderr.count("\n") == 1, result.describe()
         assert result.stdout == "", result.describe()
+    assert PLAIN_HTTP_PROVIDER["LEADMAIL_EMAIL_API_KEY"] not in "".join(r.stderr for r in results)
     # Nothing was started or created.
     assert not (tmp_path / "leadmail.db").exists()
 

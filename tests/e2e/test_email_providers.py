@@ -8,9 +8,11 @@ stand-in is reset before each test, so each test counts only its own requests.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -394,12 +396,51 @@ def test_sender_outside_the_allowed_domains_is_403_and_never_sent(email: EmailRi
     assert delivered(request).sender == f"hello@{ALLOWED_DOMAIN}"
 
 
+def long_id_answer(provider: Provider, provider_id: str) -> dict[str, Any]:
+    """The provider's acceptance, carrying ``provider_id`` where it puts its id."""
+    match provider:
+        case "resend":
+            return {"status": 200, "body": json.dumps({"id": provider_id}).encode()}
+        case "postmark":
+            data = {"MessageID": provider_id, "ErrorCode": 0, "Message": "OK"}
+            return {"status": 200, "body": json.dumps(data).encode()}
+        case "sendgrid":
+            return {"status": 202, "body": b"", "headers": {"X-Message-Id": provider_id}}
+        case "mailgun":
+            data = {"id": provider_id, "message": "Queued. Thank you."}
+            return {"status": 200, "body": json.dumps(data).encode()}
+        case "mailpit":
+            return {"status": 200, "body": json.dumps({"ID": provider_id}).encode()}
+
+
+def test_a_provider_id_of_300_characters_is_kept_whole(email: EmailRig) -> None:
+    """Longer than the column once was (varchar 255): the message went out, so it is
+    stored sent with its id whole, and sent once (no error, no retry)."""
+    provider_id = f"<{new_name('id')}.{'7' * 300}@mg.example>"[-300:]
+    email.standin.answer_next(1, **long_id_answer(email.provider, provider_id))
+    body = {"to": new_email("long"), "subject": "Long id", "from": SENDER, "html": "<p>l</p>"}
+    with email.client() as api:
+        data = ok_data(api.post(SEND, json=body))
+        logged = ok_data(api.get(f"{MESSAGES}/{data['id']}"))
+
+    assert len(email.standin.requests) == 1
+    assert data["status"] == "sent", data
+    assert data["provider_message_id"] == provider_id
+    assert logged["provider_message_id"] == provider_id
+    assert len(logged["provider_message_id"]) == 300
+
+
 def test_the_provider_key_is_never_logged_nor_returned(email: EmailRig) -> None:
     """Last in the module: the server's whole output so far is checked. The stand-in never
     echoes a key by itself, so it is made to, in a refusal and in an outage."""
-    secret_parts = [email.api_key]
+    _, auth_value = email.auth_header()
+    credential = auth_value.partition(" ")[2] or auth_value
+    # Every form the key travels in: as set, the header's credential (for Mailgun and
+    # Mailpit the base64 of basic auth's user:password), URL-encoded, the password alone.
+    secret_parts = [email.api_key, credential, quote(credential, safe="")]
     if email.provider == "mailpit":
         secret_parts.append(email.api_key.partition(":")[2])  # the password alone
+    secret_parts = list(dict.fromkeys(secret_parts))
     echoed = " / ".join(f"key {part} is not allowed" for part in secret_parts)
     email.standin.fail_next(1, status=REFUSAL_STATUS[email.provider], message=echoed)
     email.standin.fail_next(MAX_ATTEMPTS, status=503, message=echoed)
@@ -413,12 +454,14 @@ def test_the_provider_key_is_never_logged_nor_returned(email: EmailRig) -> None:
     assert_error(unavailable, 503, "PROVIDER_UNAVAILABLE")
     assert_error(unauthorized, 502, "PROVIDER_REJECTED")
     assert len(email.standin.requests) == 2 + MAX_ATTEMPTS
-    for response in (refused, unavailable, unauthorized):
-        assert "[redacted]" in response.text, response.text
+    with email.client() as api:
+        stored = [
+            ok_data(api.get(f"{MESSAGES}/{r.json()['data']['id']}"))["last_error"]
+            for r in (refused, unavailable, unauthorized)
+        ]
+    for text in (refused.text, unavailable.text, unauthorized.text, *stored):
+        assert "[redacted]" in text, text
         for part in secret_parts:
-            assert part not in response.text, "the provider key was sent to the client"
+            assert part not in text, "the provider key was returned or stored"
 
-    _, auth_value = email.auth_header()
-    credential = auth_value.partition(" ")[2] or auth_value
-    # For Mailgun and Mailpit the header carries the key in base64: a credential too.
-    assert_not_logged(email.server, "the provider API key", *secret_parts, credential)
+    assert_not_logged(email.server, "the provider API key", *secret_parts)

@@ -11,7 +11,9 @@ import dataclasses
 import json
 import socket
 import time
+import tracemalloc
 from collections.abc import AsyncIterator, Iterator
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -22,10 +24,10 @@ from leadmail.adapters.mail import console as console_module
 from leadmail.adapters.mail import http as http_module
 from leadmail.adapters.mail.console import ConsoleEmailProvider
 from leadmail.adapters.mail.dialects.base import MAX_PROVIDER_TEXT
-from leadmail.adapters.mail.http import MAX_CONNECTIONS, HttpEmailProvider
+from leadmail.adapters.mail.http import MAX_ANSWER_BYTES, MAX_CONNECTIONS, HttpEmailProvider
 from leadmail.adapters.mail.providers import dialect_for
-from leadmail.domain.delivery import ProviderRejected, ProviderUnavailable
-from leadmail.domain.email import OutgoingEmail
+from leadmail.domain.delivery import BatchItem, ProviderRejected, ProviderUnavailable
+from leadmail.domain.email import Mailbox, OutgoingEmail
 from tests.support.mail import (
     DOMAIN,
     EMAIL,
@@ -36,7 +38,13 @@ from tests.support.mail import (
     key_for,
     new_sender,
 )
-from tests.support.standin import PROVIDERS, Provider, ProviderStandin, provider_standin
+from tests.support.standin import (
+    PROVIDERS,
+    Provider,
+    ProviderStandin,
+    expected_auth,
+    provider_standin,
+)
 
 
 @pytest.fixture(params=PROVIDERS)
@@ -364,6 +372,146 @@ async def test_the_key_appears_in_no_exception_whatever_happens(
     assert not any(part in repr(sender) for part in secret_parts)
 
 
+# A key with what URL encoding changes, and a base64 credential with "/" and "+" in it.
+ODD_SECRET = "sk/live+9f8e=7d6c?5b4a&39~2817"
+
+
+def key_forms(provider: Provider, key: str) -> dict[str, str]:
+    """Every form the key travels in, by name: as configured, URL-encoded, the credential
+    of the auth header (the base64 of basic auth's ``user:password`` for Mailgun and
+    Mailpit) plain and URL-encoded, and Mailpit's password alone."""
+    auth = expected_auth(provider, key)
+    assert auth is not None
+    credential = auth[1].rpartition(" ")[2]
+    password = key.partition(":")[2]
+    forms = {
+        "key": key,
+        "key url-encoded": quote(key, safe=""),
+        "credential": credential,  # the key itself, for bearer tokens: kept once
+        "credential url-encoded": quote(credential, safe=""),
+        "password": password,
+        "password url-encoded": quote(password, safe=""),
+    }
+    named: dict[str, str] = {}
+    for name, form in forms.items():
+        if form and form not in named.values():
+            named[name] = form
+    return named
+
+
+async def test_the_key_is_scrubbed_from_error_texts_in_every_form(provider: Provider) -> None:
+    key = f"leadmail:{ODD_SECRET}" if provider == "mailpit" else ODD_SECRET
+    forms = key_forms(provider, key)
+    assert len(forms) == (6 if provider == "mailpit" else 4 if provider == "mailgun" else 2)
+    texts: list[str] = []
+    with provider_standin(api_key=key) as standin:
+        sender = new_sender(provider, standin, api_key=key)
+        try:
+            for form in forms.values():
+                echo = f"The credential {form} may not send from this domain."
+                standin.fail_next(1, status=403, message=echo)  # in the provider's shape
+                standin.fail_next(1, status=503, message=echo)
+                # Across where the text is clipped (500): scrubbed first, no start of it left.
+                standin.fail_next(1, status=400, body=b"x" * 480 + form.encode() + b" end")
+                standin.redirect_next(1, location=f"{standin.url}/login?key={form}")
+                errors = [await failure_of(sender) for _ in range(4)]
+                assert [type(e) for e in errors] == [
+                    ProviderRejected,
+                    ProviderUnavailable,
+                    ProviderRejected,
+                    ProviderRejected,
+                ]
+                texts += [t for e in errors for t in (str(e), repr(e))]
+        finally:
+            await sender.close()
+
+    assert len(standin.requests) == 4 * len(forms)
+    for text in texts:
+        assert "[redacted]" in text, text
+        for name, form in forms.items():
+            assert form[:8] not in text, (name, text)
+
+
+async def test_a_refusal_inside_a_batch_is_scrubbed_of_the_key() -> None:
+    forms = key_forms("postmark", ODD_SECRET)
+    gone = "gone@example.org"
+    with provider_standin(api_key=ODD_SECRET) as standin:
+        standin.refuse_recipient(gone, " / ".join(f"{form} is inactive" for form in forms.values()))
+        sender = new_sender("postmark", standin, api_key=ODD_SECRET)
+        try:
+            email = dataclasses.replace(EMAIL, to=(Mailbox.parse(gone),))
+            [result] = await sender.send_batch([BatchItem(email, "msg_gone")], batch_key="b1")
+        finally:
+            await sender.close()
+
+    assert result.error is not None
+    assert "[redacted] is inactive" in result.error.detail
+    assert not any(form in str(result.error) for form in forms.values())
+
+
+# The answer's size
+
+
+@pytest.mark.parametrize("length", [False, True], ids=["chunked", "with-content-length"])
+@pytest.mark.parametrize("status", [200, 400, 503])
+async def test_an_answer_over_1_mib_is_not_read_whole(length: bool, status: int) -> None:
+    """50 MB answered: the sender stops past 1 MiB (or at once, when the Content-Length
+    says so), holds no more than that, and fails the attempt with a clear text."""
+    size = 50 * 1_048_576
+    with provider_standin(api_key=SECRET) as standin:
+        sender = new_sender("resend", standin)
+        standin.flood_next(1, size=size, status=status, length=length)
+        tracemalloc.start()
+        try:
+            started = time.monotonic()
+            error = await failure_of(sender)
+            elapsed = time.monotonic() - started
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        # The connection it hung up on is not reused: the next send goes through.
+        provider_id = await sender.send(EMAIL, message_id="msg_after")
+        await sender.close()
+        deadline = time.monotonic() + 5
+        while standin.connections_open and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)  # the stand-in sees the hang-up
+        sent = standin.flood_sent
+
+    # A 5xx is still "not now" (retried); a 2xx this long is no provider's answer: refused.
+    assert isinstance(error, ProviderUnavailable if status == 503 else ProviderRejected)
+    assert f"answered {status} with more than 1 MiB; the answer was not read" in error.detail
+    assert provider_id is not None
+    assert peak < 4 * MAX_ANSWER_BYTES, peak  # about 1 MiB read, never 50
+    # What the stand-in got out: what was read, and what the sockets' buffers took.
+    assert sent < size // 4, sent
+    assert elapsed < TIMEOUT
+
+
+async def test_an_answer_of_1_mib_exactly_is_read() -> None:
+    body = json.dumps({"id": "x" * (MAX_ANSWER_BYTES - 10)}).encode()
+    assert len(body) == MAX_ANSWER_BYTES
+    with provider_standin(api_key=SECRET) as standin:
+        sender = new_sender("resend", standin)
+        standin.answer_next(1, status=200, body=body)
+        try:
+            provider_id = await sender.send(EMAIL, message_id="msg_big")
+        finally:
+            await sender.close()
+
+    assert provider_id == "x" * (MAX_ANSWER_BYTES - 10)
+
+
+async def test_a_shared_client_reads_no_more_than_1_mib_either() -> None:
+    with provider_standin(api_key=SECRET) as standin:
+        async with httpx.AsyncClient() as client:
+            sender = new_sender("resend", standin, client=client)
+            standin.flood_next(1, size=50 * 1_048_576, status=200)
+            error = await failure_of(sender)
+
+    assert isinstance(error, ProviderRejected)
+    assert "more than 1 MiB" in error.detail
+
+
 # The client
 
 
@@ -400,7 +548,7 @@ async def test_a_client_given_is_shared_and_left_open() -> None:
 # The console sender
 
 
-async def test_the_console_sender_logs_the_message_but_not_its_body(
+async def test_the_console_sender_logs_the_message_but_not_its_body_nor_addresses(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sender = ConsoleEmailProvider()
@@ -419,13 +567,16 @@ async def test_the_console_sender_logs_the_message_but_not_its_body(
             "event": "email.console",
             "log_level": "info",
             "message_id": "msg_console",
-            "sender": "zoe@school.example",
-            "to": ["li@example.cn", "ada@example.org"],
+            "sender_domain": "school.example",
+            "recipients": 2,
             "subject": "Your code",
             "html_length": len(html),
         }
     ]
     assert "LEADS-4242" not in repr(logs)
+    # No address: not the sender's, not a recipient's, not a display name.
+    for text in ("zoe@", "li@example.cn", "ada@example.org", "Lovelace", "Zoë"):
+        assert text not in repr(logs)
 
 
 async def test_the_console_sender_prints_the_headers_a_message_carries(

@@ -105,6 +105,12 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_27t12_40_00_000000_lead_actions as lead_actions,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_27t15_59_46_758466_provider_id_text as provider_id_text,
+)
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_27t16_05_34_701009_daily_quotas as daily_quotas,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -144,6 +150,10 @@ SEARCH_MIGRATIONS = [lead_search_index.ID]
 TIMELINE_MIGRATIONS = [lead_events.ID]
 # Bulk actions on segments (two tables and their indexes).
 ACTION_MIGRATIONS = [lead_actions.ID]
+# A message's provider id as text, any length (Postgres only: SQLite enforces none).
+PROVIDER_ID_MIGRATIONS = [provider_id_text.ID]
+# Daily send quotas (issue 28).
+QUOTA_MIGRATIONS = [daily_quotas.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -166,6 +176,8 @@ MAIL_MIGRATIONS = sorted(
         *SEARCH_MIGRATIONS,
         *TIMELINE_MIGRATIONS,
         *ACTION_MIGRATIONS,
+        *PROVIDER_ID_MIGRATIONS,
+        *QUOTA_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -188,6 +200,8 @@ RENAME_MIGRATIONS = sorted(
         *SEARCH_MIGRATIONS,
         *TIMELINE_MIGRATIONS,
         *ACTION_MIGRATIONS,
+        *PROVIDER_ID_MIGRATIONS,
+        *QUOTA_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -717,4 +731,40 @@ async def test_the_bulk_action_tables_come_and_go_with_their_migration(
 
     assert not (await empty.schema()).tables & ACTION_TABLES
     assert await migrate(empty.database) == applied_from(ACTION_MIGRATIONS[0])
+    await assert_usable(empty.database)
+
+
+async def test_a_provider_id_of_any_length_is_kept_whole_after_its_migration(
+    empty: EmptyDatabase,
+) -> None:
+    # Postgres held it to varchar(255) before: a 300-character id failed the record of a
+    # message the provider had accepted. Back and forth, the column keeps working.
+    await migrate(empty.database)
+    await rollback_all(empty.database, down_to=PROVIDER_ID_MIGRATIONS[0])
+    assert await migrate(empty.database) == applied_from(PROVIDER_ID_MIGRATIONS[0])
+    keys = PiccoloApiKeyStore(empty.database)
+    key = await new_account_key(keys, label="ids", prefix="lm_ids")
+    messages = PiccoloMessageRepository(empty.database)
+    message = a_message(key.account_id)
+    await messages.add([message])
+    sent = message.sent("<" + "x" * 298 + ">", 1, T0)
+
+    await messages.update([sent])
+
+    stored = await messages.get(key.account_id, message.message_id)
+    assert stored is not None
+    assert stored.provider_message_id == sent.provider_message_id
+    assert len(stored.provider_message_id or "") == 300
+
+
+async def test_daily_quotas_migrate_forwards_and_back(empty: EmptyDatabase) -> None:
+    await migrate(empty.database)
+    schema = await empty.schema()
+    assert "account_sends" in schema.tables
+    assert "account_sends_day" in set(schema.indexes)
+
+    await rollback_all(empty.database, down_to=QUOTA_MIGRATIONS[0])
+
+    assert "account_sends" not in (await empty.schema()).tables
+    assert await migrate(empty.database) == applied_from(QUOTA_MIGRATIONS[0])
     await assert_usable(empty.database)

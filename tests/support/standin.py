@@ -290,12 +290,17 @@ def _payload(part: Message) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class _Scripted:
-    kind: Literal["answer", "hang", "drop", "trickle", "lose"]
+    kind: Literal["answer", "hang", "drop", "trickle", "lose", "flood"]
     status: int = 0
     message: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
     body: bytes | None = None
     interval: float = 0.0
+    size: int = 0  # a flood's body, in bytes
+    length: bool = False  # a flood's Content-Length is sent (else it is chunked)
+
+
+_FLOOD_CHUNK = b"x" * 65536
 
 
 class ProviderStandin:
@@ -323,6 +328,7 @@ class ProviderStandin:
         self._script: deque[_Scripted] = deque()
         self._connections_opened = 0
         self._delivered = 0
+        self._flood_sent = 0
         self._batches = BatchEndpoints()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
@@ -377,6 +383,13 @@ class ProviderStandin:
         with self._lock:
             return self._delivered
 
+    @property
+    def flood_sent(self) -> int:
+        """Bytes of flooded bodies handed to the socket (flood_next): what the client
+        read, and what the kernel's buffers held when it hung up."""
+        with self._lock:
+            return self._flood_sent
+
     def reset(self) -> None:
         """Forget the requests seen, any failures still scripted, the recipients to refuse
         and the idempotency keys seen."""
@@ -386,6 +399,7 @@ class ProviderStandin:
             self._script.clear()
             self._connections_opened = 0
             self._delivered = 0
+            self._flood_sent = 0
         self._batches.reset()
 
     def refuse_recipient(self, address: str, message: str | None = None) -> None:
@@ -449,6 +463,13 @@ class ProviderStandin:
         ``interval`` seconds: never silent for long, yet slow as a whole."""
         with self._lock:
             self._script.extend([_Scripted("trickle", interval=interval)] * n)
+
+    def flood_next(self, n: int, *, size: int, status: int = 200, length: bool = False) -> None:
+        """The next ``n`` requests are answered ``status`` with a body of ``size`` bytes,
+        written 64 KiB at a time as the client reads it (never held whole here): chunked,
+        or with its Content-Length when ``length``."""
+        with self._lock:
+            self._script.extend([_Scripted("flood", status, size=size, length=length)] * n)
 
     def drop_next(self, n: int) -> None:
         """The next ``n`` requests are read, then the connection is cut without an answer."""
@@ -517,6 +538,10 @@ class ProviderStandin:
             if step is not None and step.kind == "lose":
                 self._record(request, self._answer(request, None), "lost")
                 return
+            if step is not None and step.kind == "flood":
+                self._record(request, None, str(step.status))
+                await self._flood(connection, writer, step)
+                return
             trickle = step.interval if step is not None and step.kind == "trickle" else 0.0
             answer = self._answer(request, None if trickle else step)
             self._record(request, answer, str(answer.status))
@@ -544,6 +569,29 @@ class ProviderStandin:
             if connection.our_state is h11.MUST_CLOSE:
                 return
             connection.start_next_cycle()
+
+    async def _flood(
+        self, connection: h11.Connection, writer: asyncio.StreamWriter, step: _Scripted
+    ) -> None:
+        framing = (
+            ("Content-Length", str(step.size)) if step.length else ("Transfer-Encoding", "chunked")
+        )
+        head = h11.Response(
+            status_code=step.status,
+            headers=[("Content-Type", "application/json"), framing],
+            reason=_REASONS.get(step.status, "Unknown").encode(),
+        )
+        writer.write(connection.send(head) or b"")
+        left = step.size
+        while left > 0:  # until the client hangs up (ConnectionError, in _accept)
+            chunk = _FLOOD_CHUNK[: min(left, len(_FLOOD_CHUNK))]
+            writer.write(connection.send(h11.Data(data=chunk)) or b"")
+            await writer.drain()
+            left -= len(chunk)
+            with self._lock:
+                self._flood_sent += len(chunk)
+        writer.write(connection.send(h11.EndOfMessage()) or b"")
+        await writer.drain()
 
     def _next_step(self) -> _Scripted | None:
         with self._lock:

@@ -183,7 +183,8 @@ async def runner_rig(
     batches = CampaignBatches(
         parts.recipients, parts.leads, parts.messages, outgoing,
         SendPolicy(parts.suppressions, services.sender_rules), chosen_limiter,
-        email_lane(provider.name), chosen, clock, services.unsubscribes,
+        email_lane(provider.name), chosen, clock, services.unsubscribes, services.quota,
+        services.campaigns.pause_for_quota,
     )  # fmt: skip
     runner = CampaignRunner(
         parts.campaigns, parts.recipients, services.templates, batches, chosen, clock,

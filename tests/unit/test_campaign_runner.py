@@ -9,11 +9,16 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
+from leadmail.adapters.memory.jobs import InProcessJobQueue
 from leadmail.domain.campaign_recipients import LEAD_DELETED, STOPPED, lacks_variable
 from leadmail.domain.campaigns import CampaignCounts, CampaignStatus, RecipientStatus
 from leadmail.domain.delivery import BatchItem, ProviderRejected, ProviderUnavailable
 from leadmail.domain.email import Mailbox, MessageStatus, OutgoingEmail
+from leadmail.domain.quotas import QuotaExceeded, next_day_start
 from leadmail.domain.suppressions import Suppression, SuppressionReason, suppression_address
+from leadmail.services.campaigns import QUOTA_RESUME_JOB
 from tests.unit.fakes import START
 from tests.unit.runner_rig import ACCOUNT, LEASE, RecordingLimiter, campaign_settings, runner_rig
 
@@ -464,3 +469,48 @@ async def test_a_worker_joins_the_running_campaigns_it_does_not_send(tmp_path: P
         await asyncio.gather(joining, return_exceptions=True)
 
     assert len(rig.provider.delivered) == 4
+
+
+async def test_the_daily_quota_pauses_a_campaign_that_resumes_the_next_day(
+    tmp_path: Path,
+) -> None:
+    rig = await runner_rig(tmp_path)
+    for n in range(6):
+        await rig.lead(f"l{n}@example.com", f"Lead {n}")
+    await rig.services.quota.set(ACCOUNT, 4)  # batches of 3: the second does not fit
+    campaign_id = await rig.start()
+
+    await rig.run(campaign_id)
+
+    view = await rig.campaigns.get(ACCOUNT, campaign_id)
+    assert (view.campaign.status, view.campaign.paused_reason) == (CampaignStatus.PAUSED, "quota")
+    assert (view.counts.sent, view.counts.pending) == (3, 3)
+    tomorrow = next_day_start(rig.clock.now)
+    jobs = rig.adapters.jobs
+    assert isinstance(jobs, InProcessJobQueue)
+    assert (QUOTA_RESUME_JOB, campaign_id, tomorrow) in jobs.waiting()
+    with pytest.raises(QuotaExceeded):  # a client's resume waits for tomorrow too
+        await rig.campaigns.resume(ACCOUNT, campaign_id)
+    assert (await rig.services.quota.use(ACCOUNT)).sent == 3  # the refused batch: not counted
+
+    rig.clock.now = tomorrow
+    await rig.campaigns.resume_after_quota(campaign_id)
+    await rig.run(campaign_id)
+
+    view = await rig.campaigns.get(ACCOUNT, campaign_id)
+    assert view.campaign.status is CampaignStatus.DONE
+    assert view.campaign.paused_reason == ""
+    assert view.counts.sent == 6
+    assert len(rig.provider.delivered) == 6
+
+
+async def test_a_campaign_paused_by_hand_is_not_resumed_by_the_quota_job(tmp_path: Path) -> None:
+    rig = await runner_rig(tmp_path)
+    await rig.lead("l0@example.com")
+    campaign_id = await rig.start()
+    paused = await rig.campaigns.pause(ACCOUNT, campaign_id)
+    assert paused.campaign.paused_reason == "manual"
+
+    await rig.campaigns.resume_after_quota(campaign_id)
+
+    assert await rig.status(campaign_id) is CampaignStatus.PAUSED

@@ -16,6 +16,7 @@ from leadmail.adapters.memory.installation_secrets import MemoryInstallationSecr
 from leadmail.adapters.memory.mail import RecordingEmailProvider
 from leadmail.adapters.memory.message_events import MemoryMessageEventRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
+from leadmail.adapters.memory.quotas import MemoryQuotaRepository
 from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
@@ -28,6 +29,7 @@ from leadmail.services.addressing import Addressing, PlainEmailRequest, Template
 from leadmail.services.messages import MessageService
 from leadmail.services.outbox import Outbox
 from leadmail.services.outgoing import DeliverySettings, Outgoing
+from leadmail.services.quotas import SendQuota
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_policy import SendPolicy
@@ -103,7 +105,8 @@ async def make_rig(
         timer=time,
     )
     rules = SenderRules(SenderPolicy(allowed), MemorySenderDomainRepository())
-    outbox = Outbox(log, claims, outgoing, SendPolicy(suppressions, rules), clock=time.wall)
+    quota = SendQuota(MemoryQuotaRepository(), time.wall)
+    outbox = Outbox(log, claims, outgoing, SendPolicy(suppressions, rules), quota, clock=time.wall)
     addressing = Addressing(default_from)
     service = TemplateService(
         FileTemplateCatalog(None),

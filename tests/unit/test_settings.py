@@ -262,3 +262,57 @@ def test_a_blank_provider_key_is_no_key() -> None:
 
     with pytest.raises(ConfigError, match="LEADMAIL_EMAIL_API_KEY is required"):
         Settings.from_env(env)
+
+
+def _provider_env(provider: str, base_url: str, **extra: str) -> dict[str, str]:
+    env = {
+        "LEADMAIL_EMAIL_PROVIDER": provider,
+        "LEADMAIL_EMAIL_API_KEY": "key-1",
+        "LEADMAIL_EMAIL_DOMAIN": "mg.school.example",
+        "LEADMAIL_EMAIL_BASE_URL": base_url,
+    }
+    env.update({f"LEADMAIL_{name}": value for name, value in extra.items()})
+    return env
+
+
+@pytest.mark.parametrize("provider", ["resend", "postmark", "sendgrid", "mailgun"])
+def test_a_plain_http_provider_url_is_refused_naming_the_variable(provider: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env(_provider_env(provider, "http://127.0.0.1:9999"))
+
+    text = str(caught.value)
+    assert text.startswith("LEADMAIL_EMAIL_BASE_URL must be https://")
+    assert "LEADMAIL_EMAIL_ALLOW_INSECURE=true" in text
+    assert "\n" not in text  # one line
+    assert "key-1" not in text
+
+
+@pytest.mark.parametrize("raw", ["true", "1", "yes", "on"])
+def test_allow_insecure_takes_a_plain_http_url(raw: str) -> None:
+    env = _provider_env("resend", "http://127.0.0.1:9999/", EMAIL_ALLOW_INSECURE=raw)
+
+    settings = Settings.from_env(env)
+
+    assert settings.email_allow_insecure is True
+    assert settings.email_base_url == "http://127.0.0.1:9999"
+
+
+def test_https_needs_no_flag_and_the_flag_is_off_by_default() -> None:
+    settings = Settings.from_env(_provider_env("mailgun", "https://api.eu.mailgun.net"))
+
+    assert settings.email_allow_insecure is False
+    assert Settings.from_env({}).email_allow_insecure is False
+    assert Settings().email_allow_insecure is False
+
+
+@pytest.mark.parametrize("base_url", ["", "http://mailpit:8025", "http://localhost:8025"])
+def test_mailpit_takes_plain_http_without_the_flag(base_url: str) -> None:
+    # Its own default is http://localhost:8025; a development inbox that delivers nowhere.
+    env = {"LEADMAIL_EMAIL_PROVIDER": "mailpit", "LEADMAIL_EMAIL_BASE_URL": base_url}
+
+    assert Settings.from_env(env).email_base_url == base_url
+
+
+def test_a_bad_allow_insecure_value_is_refused() -> None:
+    with pytest.raises(ConfigError, match="LEADMAIL_EMAIL_ALLOW_INSECURE must be true or false"):
+        Settings.from_env(_provider_env("resend", "https://x.example", EMAIL_ALLOW_INSECURE="ok"))

@@ -1,5 +1,6 @@
 """``leadmail accounts senders add|remove|list ACCOUNT [DOMAIN]``: the domains an account may
-send from (services/sender_rules.py), and how a command finds an account by its name."""
+send from (services/sender_rules.py); ``leadmail accounts quota ACCOUNT [N]``: its daily
+send quota (services/quotas.py); and how a command finds an account by its name."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from leadmail.bootstrap import Adapters, wire
 from leadmail.cli.hints import command_line
 from leadmail.config import Settings
 from leadmail.domain.errors import ValidationFailed
+from leadmail.domain.quotas import MAX_QUOTA
+from leadmail.services.quotas import CACHE_S as QUOTA_CACHE_S
 from leadmail.services.registry import Services
 from leadmail.services.sender_rules import MAX_AGE_S
 
@@ -67,6 +70,46 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     listing.add_argument("account", metavar="ACCOUNT", help="the account's name")
     listing.add_argument("--json", action="store_true", help="one JSON object per line")
     listing.set_defaults(run=_list)
+    quota = accounts.add_parser(
+        "quota",
+        help="show or set the account's daily send quota (messages a UTC day; 0: none)",
+        description="Without N: the quota and what is used of today's. Exit codes: 0 done,"
+        " 2 no such account or not a number from 0.",
+    )
+    quota.add_argument("account", metavar="ACCOUNT", help="the account's name")
+    quota.add_argument("quota", metavar="N", nargs="?", help="messages a UTC day; 0: no quota")
+    quota.set_defaults(run=_quota)
+
+
+def _quota(settings: Settings, args: argparse.Namespace) -> int:
+    wanted: int | None = None
+    if args.quota is not None:
+        try:
+            wanted = int(args.quota)
+        except ValueError:
+            wanted = -1
+        if not 0 <= wanted <= MAX_QUOTA:
+            print(f"leadmail: N must be a whole number from 0 to {MAX_QUOTA}", file=sys.stderr)
+            return 2
+
+    async def quota(services: Services, account_id: str) -> int:
+        if wanted is not None:
+            await services.quota.set(account_id, wanted)
+            shown = "no quota" if wanted == 0 else f"a quota of {wanted:,} messages a UTC day"
+            print(f"Account '{args.account}' now has {shown}.")
+            print(f"Servers and workers obey it within {QUOTA_CACHE_S:g} s.")
+            return 0
+        use = await services.quota.use(account_id)
+        if use.quota == 0:
+            print(f"Account '{args.account}' has no daily quota ({use.sent:,} sent today).")
+        else:
+            print(
+                f"Account '{args.account}': {use.quota:,} messages a UTC day;"
+                f" {use.sent:,} used today, {use.left:,} left."
+            )
+        return 0
+
+    return _run(settings, args, quota)
 
 
 def _add(settings: Settings, args: argparse.Namespace) -> int:

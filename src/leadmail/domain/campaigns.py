@@ -87,6 +87,8 @@ class AudienceEmpty(DomainError):
 
 
 _S = CampaignStatus
+PAUSED_MANUAL = "manual"
+PAUSED_QUOTA = "quota"
 # The issue's table: which statuses each action (and each change the service makes by
 # itself) applies to.
 ALLOWED_FROM: dict[str, tuple[CampaignStatus, ...]] = {
@@ -130,6 +132,9 @@ class Campaign:
     template_version: int | None = None
     layout_id: str | None = None
     layout_version: int | None = None
+    # Why it is paused: PAUSED_MANUAL (a client's pause) or PAUSED_QUOTA (its account's
+    # daily quota reached: it resumes by itself when the next UTC day begins); "" else.
+    paused_reason: str = ""
 
     # The transitions: a new value of the campaign, or CampaignStateConflict naming the
     # status it has. Persisting one is a compare-and-set on the status it came from.
@@ -138,17 +143,17 @@ class Campaign:
         self._check("start")
         return self._run_or_wait(now)
 
-    def pause(self, now: datetime) -> Campaign:
+    def pause(self, now: datetime, reason: str = PAUSED_MANUAL) -> Campaign:
         self._check("pause")
-        return replace(self, status=_S.PAUSED, updated_at=now)
+        return replace(self, status=_S.PAUSED, updated_at=now, paused_reason=reason)
 
     def resume(self, now: datetime) -> Campaign:
         self._check("resume")
-        return self._run_or_wait(now)
+        return replace(self._run_or_wait(now), paused_reason="")
 
     def cancel(self, now: datetime) -> Campaign:
         self._check("cancel")
-        return replace(self, status=_S.CANCELLED, updated_at=now, finished_at=now)
+        return replace(self, status=_S.CANCELLED, updated_at=now, finished_at=now, paused_reason="")
 
     def begin(self, now: datetime) -> Campaign:
         """Scheduled -> running, once ``send_at`` has come (before it: unchanged)."""

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from leadmail.domain.addresses import email_key
 from leadmail.domain.campaign_recipients import (
@@ -28,17 +29,19 @@ from leadmail.domain.campaign_recipients import (
     RecipientOutcome,
     render_for,
 )
-from leadmail.domain.campaigns import RecipientStatus
+from leadmail.domain.campaigns import Campaign, RecipientStatus
 from leadmail.domain.clock import Clock
 from leadmail.domain.delivery import BatchItem, ProviderUnavailable, RetryPolicy
 from leadmail.domain.email import Message, SenderNotAllowed
 from leadmail.domain.errors import ValidationFailed
+from leadmail.domain.quotas import QuotaExceeded
 from leadmail.ports.campaigns import RecipientRepository
 from leadmail.ports.leads import LeadRepository
 from leadmail.ports.messages import MessageRepository
 from leadmail.ports.rate_limits import RateLimiter
 from leadmail.services.campaign_watch import CampaignWatch
 from leadmail.services.outgoing import Outgoing, Timer
+from leadmail.services.quotas import NOTHING, SendQuota
 from leadmail.services.send_policy import SendPolicy
 from leadmail.services.unsubscribes import Unsubscribes
 
@@ -117,7 +120,11 @@ class CampaignBatches:
         settings: CampaignSettings,
         clock: Clock,
         links: Unsubscribes,
+        quota: SendQuota,
+        pause_for_quota: Callable[[Campaign, datetime], Awaitable[bool]],
     ) -> None:
+        """``pause_for_quota``: what a batch its account's quota refuses does to its
+        campaign (CampaignService.pause_for_quota)."""
         self._recipients = recipients
         self._leads = leads
         self._messages = messages
@@ -129,6 +136,8 @@ class CampaignBatches:
         self._budget = min(settings.retry.deadline, settings.lease.total_seconds() / 2)
         self._clock = clock
         self._links = links
+        self._quota = quota
+        self._pause_for_quota = pause_for_quota
 
     async def ready(self, watch: CampaignWatch) -> bool:
         """Whether to lease a batch now: once no hold is on the lane (a batch leased
@@ -195,6 +204,18 @@ class CampaignBatches:
             await self._recipients.record(batch, skipped, self._clock())
         if not items:
             return
+        taken = NOTHING
+        if not batch.retried:  # (a retried batch was counted by its first try)
+            try:
+                taken = await self._quota.take(account_id, len(items))
+            except QuotaExceeded as e:  # nothing sent: the campaign waits for tomorrow
+                await self._recipients.release(batch, self._clock())
+                if await self._pause_for_quota(campaign, e.reset_at):
+                    log.info(
+                        "campaign_paused_by_quota",
+                        extra={"campaign_id": campaign.campaign_id, "quota": e.quota},
+                    )
+                return
         outgoing = self._outgoing
         stored: dict[str, Message] | None = None
         if batch.retried:  # its messages were recorded by its first try
@@ -237,6 +258,7 @@ class CampaignBatches:
             return
         else:  # nothing was delivered: its recipients go in other batches
             await self._recipients.release(batch, now)
+            await self._quota.give_back(account_id, taken)  # (counted again when sent)
             if not batch.retried:
                 attempts = delivered.attempts
                 await outgoing.store(

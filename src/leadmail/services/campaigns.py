@@ -8,11 +8,12 @@ import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Generic, TypeVar
 
 from leadmail.domain.campaign_recipients import Recipient
 from leadmail.domain.campaigns import (
+    PAUSED_QUOTA,
     RATE_WINDOW,
     Campaign,
     CampaignCounts,
@@ -26,12 +27,15 @@ from leadmail.domain.campaigns import (
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_listing import PageCursor
+from leadmail.domain.quotas import next_day_start
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.jobs import JobQueue
 from leadmail.services.campaign_checks import CampaignChecks, CampaignEdit, CampaignRequest
+from leadmail.services.quotas import SendQuota
 
 T = TypeVar("T")
 CAMPAIGN_JOB = "campaign.send"  # payload: the campaign id (and a seat: campaign_runner.py)
+QUOTA_RESUME_JOB = "campaign.quota_resume"  # payload: the campaign id; at the next UTC day
 RECIPIENT_CURSOR = re.compile(r"^[A-Za-z0-9_-]{1,40}$")  # a lead id: the last one shown
 EARLY_BY_AT_MOST = timedelta(minutes=1)  # a job that came early waits for send_at
 _TRIES = 5  # of a transition that lost a race with another
@@ -62,12 +66,14 @@ class CampaignService:
         recipients: RecipientRepository,
         checks: CampaignChecks,
         jobs: JobQueue,
+        quota: SendQuota,
         clock: Clock = utc_now,
     ) -> None:
         self._campaigns = campaigns
         self._recipients = recipients
         self._checks = checks
         self._jobs = jobs
+        self._quota = quota
         self._clock = clock
 
     async def create(self, account_id: str, request: CampaignRequest) -> CampaignView:
@@ -91,9 +97,48 @@ class CampaignService:
         return await self._view(await self._change(account_id, campaign_id, "pause"))
 
     async def resume(self, account_id: str, campaign_id: str) -> CampaignView:
+        """Running (or scheduled) again; QuotaExceeded, nothing changed, while the
+        account's daily quota is used up (a campaign paused by it resumes by itself when
+        the next UTC day begins)."""
+        current = await self._get(account_id, campaign_id)
+        current.check("resume")  # CampaignStateConflict first
+        exceeded = await self._quota.exceeded(account_id)
+        if exceeded is None and current.paused_reason == PAUSED_QUOTA:
+            # Paused today by the quota: its next batch did not fit what is left.
+            exceeded = await self._quota.exceeded(account_id, since=current.updated_at)
+        if exceeded is not None:
+            raise exceeded
         resumed = await self._change(account_id, campaign_id, "resume")
         await self._enqueue(resumed)
         return await self._view(resumed)
+
+    async def pause_for_quota(self, campaign: Campaign, reset_at: datetime) -> bool:
+        """A running campaign its account's daily quota stopped: paused (reason
+        ``quota``), and queued to resume at ``reset_at`` (the next UTC day). False when it
+        was not running any more (paused, cancelled meanwhile: left as it is)."""
+        paused = await self._campaigns.save(
+            campaign.pause(self._clock(), PAUSED_QUOTA), CampaignStatus.RUNNING
+        )
+        if paused is None:
+            return False
+        await self._jobs.enqueue(QUOTA_RESUME_JOB, campaign.campaign_id, run_at=reset_at)
+        return True
+
+    async def resume_after_quota(self, campaign_id: str) -> None:
+        """QUOTA_RESUME_JOB's handler: a campaign still paused by its quota runs again
+        (paused by a client since, or cancelled: left as it is)."""
+        campaign = await self._campaigns.find(campaign_id)
+        if campaign is None or campaign.status is not CampaignStatus.PAUSED:
+            return
+        if campaign.paused_reason != PAUSED_QUOTA:
+            return
+        if await self._quota.exceeded(campaign.account_id) is not None:  # a clock behind
+            reset_at = next_day_start(self._clock())
+            await self._jobs.enqueue(QUOTA_RESUME_JOB, campaign_id, run_at=reset_at)
+            return
+        resumed = await self._campaigns.save(campaign.resume(self._clock()), CampaignStatus.PAUSED)
+        if resumed is not None:
+            await self._enqueue(resumed)
 
     async def cancel(self, account_id: str, campaign_id: str) -> CampaignView:
         """Cancelled; its pending recipients too (batches being sent finish)."""

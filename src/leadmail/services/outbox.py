@@ -23,11 +23,13 @@ from leadmail.domain.idempotency import (
     fingerprint,
     new_claim_token,
 )
+from leadmail.domain.quotas import QuotaExceeded
 from leadmail.domain.suppressions import RecipientSuppressed, Suppression
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.messages import MessageRepository
 from leadmail.services.addressing import SendPlan
 from leadmail.services.outgoing import Outgoing
+from leadmail.services.quotas import SendQuota
 from leadmail.services.results import SendResult
 from leadmail.services.send_policy import SendPolicy
 
@@ -39,6 +41,7 @@ class Outbox:
         claims: IdempotencyStore,
         outgoing: Outgoing,
         policy: SendPolicy,
+        quota: SendQuota,
         clock: Clock = utc_now,
     ) -> None:
         self._messages = messages
@@ -46,6 +49,7 @@ class Outbox:
         self._outgoing = outgoing
         self._policy = policy
         self._clock = clock
+        self._quota = quota
 
     async def send(self, account_id: str, plan: SendPlan, key: str | None) -> SendResult:
         """Send what ``plan`` says. The result holds every message; when any failed, its
@@ -54,9 +58,17 @@ class Outbox:
         SenderNotAllowed (nothing stored) for a sender the account may not use."""
         first = plan.emails[0]  # every email of a plan has the request's one sender
         await self._policy.allow(account_id, first.sender, first.reply_to)
+        quota = self._quota
         if key is None:
             claim = None
-            plan, messages, withheld = await self._screened_record(account_id, plan)
+            # The quota first: a send that would cross it records nothing.
+            taken = await quota.take(account_id, len(plan.emails))
+            try:
+                plan, messages, withheld = await self._screened_record(account_id, plan)
+            except BaseException:
+                await quota.give_back(account_id, taken)
+                raise
+            await quota.give_back(account_id, taken, len(withheld))  # withheld: not sent
         else:
             plan, withheld = await self._screened(account_id, plan)
             held = await self._claim(account_id, plan, key, withheld)
@@ -162,7 +174,9 @@ class Outbox:
         self, account_id: str, plan: SendPlan, key: str, withheld: dict[int, Suppression]
     ) -> SendResult | tuple[Claim, list[Message]]:
         """The request under ``key`` taken by this call, with its messages recorded (the
-        claim and the messages), or the result of its first run to replay."""
+        claim and the messages), or the result of its first run to replay. Messages
+        recorded now are counted against the quota (a replay's or a resumed retry's were
+        counted the first time)."""
         now = self._clock()
         mine = Claim(
             account_id=account_id,
@@ -176,7 +190,7 @@ class Outbox:
         )
         held = await self._claims.claim(mine)
         if held.token == mine.token:
-            messages = await self._record(account_id, plan, withheld)
+            messages = await self._record_counted(account_id, plan, withheld, mine)
             await self._claims.attach(mine, [m.message_id for m in messages], self._clock())
             return mine, messages
         if held.fingerprint != mine.fingerprint:
@@ -195,9 +209,27 @@ class Outbox:
         if taken is None:
             raise IdempotencyInProgress()
         if not complete:  # the first run died before recording its messages
-            messages = await self._record(account_id, plan, withheld)
+            messages = await self._record_counted(account_id, plan, withheld, taken)
             await self._claims.attach(taken, [m.message_id for m in messages], self._clock())
         return taken, messages
+
+    async def _record_counted(
+        self, account_id: str, plan: SendPlan, withheld: dict[int, Suppression], claim: Claim
+    ) -> list[Message]:
+        """``_record``, its messages (but those withheld) counted against the quota first;
+        over it, ``claim`` is finished with no message (the key may be sent again, and is
+        then a new try) and QuotaExceeded raised."""
+        quota = self._quota
+        try:
+            taken = await quota.take(account_id, len(plan.emails) - len(withheld))
+        except QuotaExceeded:
+            await self._claims.finish(claim, self._clock())
+            raise
+        try:
+            return await self._record(account_id, plan, withheld)
+        except BaseException:
+            await quota.give_back(account_id, taken)
+            raise
 
     async def _record(
         self, account_id: str, plan: SendPlan, withheld: dict[int, Suppression]

@@ -14,6 +14,7 @@ from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
 from leadmail.services.privacy import Privacy
 from leadmail.services.provider_events import ProviderEventService
+from leadmail.services.quotas import SendQuota
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.sender_domains import SenderDomainService
@@ -50,3 +51,4 @@ class Services:
     template_trials: TemplateTrials  # a template previewed, or sent to one address as a test
     lead_timeline: LeadTimeline  # what happened to one lead
     health: Health  # /ready: storage reachable, migrations applied, start-up done
+    quota: SendQuota  # each account's daily send quota (every path that sends asks it)

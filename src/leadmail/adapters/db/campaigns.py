@@ -36,6 +36,7 @@ _CHANGED = [
     "template_version",
     "layout_id",
     "layout_version",
+    "paused_reason",
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from piccolo.engine.base import Engine
@@ -13,6 +14,21 @@ from leadmail.domain.text_match import fold, search_matches
 
 SQLITE_PREFIX = "sqlite:///"
 SQLITE_BUSY_TIMEOUT_S = 30.0
+# A new database file: owner read and write only. It holds leads' addresses and the API
+# keys' digests; a world-readable default (0644 under the usual umask) shares them with
+# every account on the machine.
+SQLITE_FILE_MODE = 0o600
+
+
+def create_private(path: str) -> None:
+    """Create the database file at ``path`` with SQLITE_FILE_MODE, unless it exists: a file
+    there keeps its mode (its owner chose it). SQLite gives the -wal and -shm files it makes
+    beside it the database file's mode."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, SQLITE_FILE_MODE)
+    except OSError:  # there already; or a path SQLite will refuse, with its own error
+        return
+    os.close(fd)  # an empty file is an empty database to SQLite
 
 
 def sqlite_path(url: str) -> str:
@@ -35,9 +51,15 @@ class DeferredPostgresEngine(PostgresEngine):
 class LeadmailSQLiteEngine(SQLiteEngine):
     """Piccolo's SQLite engine, each connection given the domain's own text functions
     (lead_segments.py calls them), so a search and a custom text field compare exactly as
-    the domain and Postgres do."""
+    the domain and Postgres do. The first connection makes the file, if it is new, private
+    (create_private)."""
+
+    _file_ready = False
 
     async def get_connection(self) -> Any:
+        if not self._file_ready:
+            create_private(self.path)
+            self._file_ready = True
         connection = await super().get_connection()
         await connection.create_function(SQLITE_FOLD, 1, _fold, deterministic=True)
         await connection.create_function(SQLITE_SEARCH, 3, _search, deterministic=True)

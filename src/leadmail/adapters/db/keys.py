@@ -5,7 +5,7 @@ from typing import Any
 
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.errors import translate_errors
-from leadmail.adapters.db.statements import Mapped
+from leadmail.adapters.db.statements import Mapped, plain_statement
 from leadmail.adapters.db.tables import ApiKeys
 from leadmail.domain.keys import ApiKey, new_account_id, new_key_id
 from leadmail.ports.keys import ApiKeyStore
@@ -13,6 +13,12 @@ from leadmail.ports.keys import ApiKeyStore
 KEYS_CHANNEL = "leadmail_api_keys"
 # A key's row, and its account's name from a join (_select).
 KEYS = Mapped(ApiKeys, ApiKey, joined=["account_name"])
+
+
+_NEW_ACCOUNT = plain_statement(
+    'INSERT INTO "accounts" ("account_id", "name", "created_at") VALUES (%s, %s, %s)'
+    ' ON CONFLICT ("name") DO NOTHING'
+)
 
 
 class PiccoloApiKeyStore(ApiKeyStore):
@@ -29,9 +35,8 @@ class PiccoloApiKeyStore(ApiKeyStore):
             async with self._db.transaction():
                 # Two first keys for one new account at once must share it: insert if
                 # absent, then read whichever row won.
-                await a.insert(
-                    a(account_id=new_account_id(), name=account_name, created_at=now)
-                ).on_conflict(target=a.name, action="DO NOTHING")
+                # (The columns named: the others, a quota, take the table's defaults.)
+                await self._db.execute(_NEW_ACCOUNT, new_account_id(), account_name, now)
                 row = await a.select(a.account_id).where(a.name == account_name).first()
                 account_id = row["account_id"]
                 key_id = new_key_id()

@@ -8,6 +8,7 @@ from piccolo.conf.apps import AppConfig
 
 from leadmail.adapters.db.tables import (
     Accounts,
+    AccountSends,
     AccountTemplates,
     ApiKeys,
     CampaignRecipients,
@@ -35,6 +36,7 @@ APP_CONFIG = AppConfig(
     migrations_folder_path=os.path.join(os.path.dirname(__file__), "migrations"),
     table_classes=[
         Accounts,
+        AccountSends,
         ApiKeys,
         Leads,
         Templates,

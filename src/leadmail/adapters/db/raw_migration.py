@@ -70,3 +70,16 @@ class TablesThenSql(MigrationManager):
                 kind = "postgres" if isinstance(engine, PostgresEngine) else "sqlite"
                 for statement in (*self.sql_forwards, *self.sql_forwards_by_kind.get(kind, ())):
                     await engine.run_ddl(statement)
+
+
+class PostgresOnly(MigrationManager):
+    """A generated migration whose steps only Postgres needs (a column's type widened:
+    SQLite enforces no length, and Piccolo cannot alter its columns): on SQLite it is
+    recorded and does nothing. Its steps stay in Piccolo's own form, so the next
+    ``migrations new --auto`` reads the tables as they now are."""
+
+    async def run(self, backwards: bool = False) -> None:
+        engine = engine_finder()  # the database `leadmail migrate` bound
+        assert engine is not None
+        if isinstance(engine, PostgresEngine):
+            await super().run(backwards=backwards)

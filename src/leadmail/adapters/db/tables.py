@@ -34,6 +34,7 @@ from piccolo.table import Table
 class Tables:
     # Any: the classes are made at run time, so no static type can name their columns.
     accounts: Any
+    account_sends: Any
     api_keys: Any
     leads: Any
     templates: Any
@@ -61,6 +62,13 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         account_id = Varchar(length=40, primary_key=True)
         name = Varchar(length=64, unique=True)
         created_at = Timestamptz()
+        daily_quota = Integer(default=0)  # messages a UTC day; 0: no quota
+
+    class AccountSends(Table, tablename="account_sends", db=engine):
+        # One row per account and UTC day: the messages counted against its quota.
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        day = Varchar(length=10)  # YYYY-MM-DD
+        sent = Integer(default=0)
 
     class ApiKeys(Table, tablename="api_keys", db=engine):
         key_id = Varchar(length=40, primary_key=True)
@@ -153,7 +161,9 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         campaign_id = Varchar(length=40, null=True, default=None)
         status = Varchar(length=16)
         provider = Varchar(length=32)
-        provider_message_id = Varchar(length=255, null=True, default=None)
+        # Text, not a bounded Varchar: the id is the provider's to choose, and an id too long
+        # for its column would fail the record of a message already sent (issue 28).
+        provider_message_id = Text(null=True, default=None)
         attempts = Integer()
         last_error = Text()
         created_at = Timestamptz()
@@ -233,6 +243,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         template_version = Integer(null=True, default=None)
         layout_id = Varchar(length=64, null=True, default=None)
         layout_version = Integer(null=True, default=None)
+        paused_reason = Varchar(length=16, default="")  # "manual", "quota" or ""
 
     class CampaignRecipients(Table, tablename="campaign_recipients", db=engine):
         # One per lead of a campaign's frozen audience: (campaign_id, lead_id) is unique
@@ -358,6 +369,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
 
     return Tables(
         accounts=Accounts,
+        account_sends=AccountSends,
         api_keys=ApiKeys,
         leads=Leads,
         templates=Templates,
@@ -383,6 +395,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
 
 _MIGRATION_TABLES = build_tables(None)
 Accounts = _MIGRATION_TABLES.accounts
+AccountSends = _MIGRATION_TABLES.account_sends
 ApiKeys = _MIGRATION_TABLES.api_keys
 Leads = _MIGRATION_TABLES.leads
 Templates = _MIGRATION_TABLES.templates

@@ -125,6 +125,9 @@ class CampaignOut(msgspec.Struct):
     template_version: int | None
     layout_id: TemplateId | None
     layout_version: int | None
+    # Why it is paused (null unless it is): a client's pause, or its account's daily quota
+    # (it resumes by itself when the next UTC day begins).
+    paused_reason: Literal["manual", "quota"] | None
 
     @classmethod
     def of(cls, view: CampaignView) -> CampaignOut:
@@ -150,6 +153,7 @@ class CampaignOut(msgspec.Struct):
             template_version=campaign.template_version,
             layout_id=campaign.layout_id,
             layout_version=campaign.layout_version,
+            paused_reason=campaign.paused_reason or None,  # type: ignore[arg-type]
         )
 
 

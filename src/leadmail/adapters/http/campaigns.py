@@ -36,6 +36,7 @@ from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import TemplateNotFound, ValidationFailed
 from leadmail.domain.keys import Principal
 from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE
+from leadmail.domain.quotas import QuotaExceeded
 from leadmail.services.campaigns import CampaignService
 
 AuthedRequest = Request[Principal, Any, Any]
@@ -201,9 +202,12 @@ class CampaignController(DiscoverableController):
         "/{campaign_id:str}/resume",
         status_code=200,
         summary="Resume a paused campaign",
-        description="It goes on with its pending recipients only. " + ACTION_TEXT,
+        description="It goes on with its pending recipients only. While the account's"
+        " daily quota is used up (or the campaign was paused by it today: `paused_reason`"
+        " `quota`), 429 `QUOTA_EXCEEDED`: it resumes by itself when the next UTC day begins. "
+        + ACTION_TEXT,
         operation_id="resumeCampaign",
-        responses=error_responses(*_STATE),
+        responses=error_responses(*_STATE, QuotaExceeded),
     )
     async def resume_campaign(
         self, request: AuthedRequest, campaign_id: CampaignId

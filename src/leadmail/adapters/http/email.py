@@ -31,6 +31,7 @@ from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import TemplateNotFound, ValidationFailed
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.keys import Principal
+from leadmail.domain.quotas import QuotaExceeded
 from leadmail.domain.suppressions import RecipientSuppressed
 from leadmail.services.addressing import PlainEmailRequest, TemplateEmailRequest
 from leadmail.services.results import DeliveryRejected, DeliveryUnavailable, SendResult
@@ -56,6 +57,7 @@ REPLAYABLE = ("sendEmail", "sendTemplateEmail")
 FLAGS = ("transactional", "list_unsubscribe")  # a send body's booleans
 _SEND_ERRORS = (
     ValidationFailed,
+    QuotaExceeded,
     SenderNotAllowed,
     IdempotencyKeyReused,
     IdempotencyInProgress,

@@ -169,6 +169,26 @@ class LeadExistsEnvelope(_Failed):
     data: ExistingLead
 
 
+class QuotaOut(msgspec.Struct):
+    """The account's daily quota, and when it resets (the next UTC day's start)."""
+
+    quota: int
+    reset_at: str
+
+
+class QuotaExceededEnvelope(_Failed):
+    code: Literal["QUOTA_EXCEEDED"]
+    data: QuotaOut
+
+
+class TooManyEnvelope(_Failed):
+    """A 429 that is either RATE_LIMITED (no ``data``) or QUOTA_EXCEEDED (``data``: the
+    quota and its reset)."""
+
+    code: str
+    data: QuotaOut | msgspec.UnsetType = msgspec.UNSET
+
+
 class InternalErrorEnvelope(_Failed):
     code: Literal["INTERNAL_ERROR"]
     data: RequestId

@@ -21,6 +21,7 @@ from leadmail.domain.errors import (
 from leadmail.domain.idempotency import IdempotencyInProgress, IdempotencyKeyReused
 from leadmail.domain.lead_actions import ActionNotFound
 from leadmail.domain.lead_imports import ImportNotFound
+from leadmail.domain.quotas import QuotaExceeded
 from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFound
 from leadmail.domain.template_drafts import TemplateExists, TemplateInUse, TemplateReadOnly
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
@@ -86,6 +87,9 @@ BY_CLASS: dict[type[LeadmailError], ErrorKind] = {
         (RateLimited, 429, "Too many requests",
          "more requests a minute than the API key's budget (`LEADMAIL_RATE_LIMIT`);"
          " nothing was done; retry after `Retry-After` seconds"),
+        (QuotaExceeded, 429, "Daily quota reached",
+         "the account's daily send quota would be crossed; nothing was sent; `data` has the"
+         " quota and `reset_at` (the next 00:00 UTC), `Retry-After` the seconds until then"),
         (DeliveryRejected, 502, "Email not sent",
          "the provider refused the message; `data` has every message's outcome"),
         (StorageUnavailable, 503, "Service temporarily unavailable",

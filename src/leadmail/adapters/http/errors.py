@@ -24,6 +24,7 @@ from leadmail.adapters.http.envelopes import (
     ExistingLead,
     Failure,
     FieldErrorOut,
+    QuotaOut,
     RequestId,
     ValidationErrors,
 )
@@ -38,10 +39,12 @@ from leadmail.adapters.http.error_table import (
     kind_of,
 )
 from leadmail.adapters.http.schemas import MessageOut, MessagesOut
+from leadmail.adapters.http.timestamps import to_iso
 from leadmail.adapters.http.tracing import request_id_of
 from leadmail.adapters.http.webhooks.signatures import WebhookNotVerified
 from leadmail.domain.errors import LeadmailError, Unauthorized, ValidationFailed
 from leadmail.domain.leads import READ_ONLY_FIELDS
+from leadmail.domain.quotas import QuotaExceeded
 from leadmail.ports.errors import DuplicateLead, StorageUnavailable
 from leadmail.ports.request_limits import RateLimited
 from leadmail.services.results import DeliveryFailed, DeliveryUnavailable, SendResult
@@ -86,6 +89,9 @@ def answer_to(exc: LeadmailError) -> Response[Failure] | None:
     elif isinstance(exc, StorageUnavailable):
         headers = {"Retry-After": "1"}
     elif isinstance(exc, RateLimited):
+        headers = {"Retry-After": str(exc.retry_after)}
+    elif isinstance(exc, QuotaExceeded):
+        data = QuotaOut(exc.quota, to_iso(exc.reset_at))
         headers = {"Retry-After": str(exc.retry_after)}
     elif isinstance(exc, DeliveryFailed):
         data = _delivery_data(exc.result)

@@ -10,7 +10,7 @@ to the real answers.)
 from __future__ import annotations
 
 import dataclasses
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -74,6 +74,7 @@ from leadmail.domain.lead_actions import ActionNotFound
 from leadmail.domain.lead_imports import ImportNotFound
 from leadmail.domain.lead_listing import LeadPage, PageCursor
 from leadmail.domain.lead_timeline import created, merged, of_event, of_message, tags_changed
+from leadmail.domain.quotas import QuotaExceeded
 from leadmail.domain.suppressions import RecipientSuppressed, SuppressionNotFound, encode_cursor
 from leadmail.domain.tags import TagChange
 from leadmail.domain.template_drafts import TemplateExists, TemplateInUse, TemplateReadOnly
@@ -277,6 +278,9 @@ _RAISED: dict[str, LeadmailError] = {
     "IDEMPOTENCY_IN_PROGRESS": IdempotencyInProgress(),
     "STORAGE_UNAVAILABLE": StorageUnavailable(),
     "RATE_LIMITED": RateLimited(Allowance(False, 1200, 0, 2.4), "for this API key"),
+    "QUOTA_EXCEEDED": QuotaExceeded(
+        500, 3, 1, datetime(2026, 3, 4, tzinfo=UTC), datetime(2026, 3, 3, 21, 30, tzinfo=UTC)
+    ),
     "RECIPIENT_SUPPRESSED": RecipientSuppressed(["ada@example.com"]),
     "SUPPRESSION_NOT_FOUND": SuppressionNotFound("ada@example.com"),
     **campaign_examples.RAISED,

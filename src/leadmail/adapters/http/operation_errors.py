@@ -15,7 +15,9 @@ from leadmail.adapters.http.envelopes import (
     ErrorEnvelope,
     InternalErrorEnvelope,
     LeadExistsEnvelope,
+    QuotaExceededEnvelope,
     RefusedEnvelope,
+    TooManyEnvelope,
     ValidationErrorEnvelope,
 )
 from leadmail.adapters.http.error_table import (
@@ -48,6 +50,7 @@ _DATA = {
     "VALIDATION_FAILED": ValidationErrorEnvelope,
     "LEAD_EXISTS": LeadExistsEnvelope,
     "INTERNAL_ERROR": InternalErrorEnvelope,
+    "QUOTA_EXCEEDED": QuotaExceededEnvelope,
 }
 
 
@@ -102,6 +105,8 @@ def _envelope(kinds: list[ErrorKind], sends: tuple[type[Any], type[Any]] | None)
         return ErrorEnvelope
     if typed == {ValidationErrorEnvelope} and len(kinds) > 1:
         return RefusedEnvelope  # VALIDATION_FAILED beside a code without data
+    if typed == {QuotaExceededEnvelope} and len(kinds) > 1:
+        return TooManyEnvelope  # QUOTA_EXCEEDED beside RATE_LIMITED
     if len(typed) > 1 or (len(kinds) > 1 and sends is not None and sends[1] not in typed):
         # Only a send's 503 data is optional (absent when the database failed).
         codes = ", ".join(kind.code for kind in kinds)

@@ -44,6 +44,7 @@ from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import FieldError, LeadNotFound, TemplateNotFound, ValidationFailed
 from leadmail.domain.keys import Principal
 from leadmail.domain.lead_listing import DEFAULT_PAGE_SIZE
+from leadmail.domain.quotas import QuotaExceeded
 from leadmail.domain.template_drafts import (
     MAX_TEMPLATES,
     TemplateExists,
@@ -246,6 +247,7 @@ class TemplateController(DiscoverableController):
             SenderNotAllowed,
             TemplateNotFound,
             LeadNotFound,
+            QuotaExceeded,
             DeliveryRejected,
             DeliveryUnavailable,
             body=True,

@@ -4,7 +4,9 @@ One call of ``send`` or ``send_batch`` is one attempt (retries are the caller's)
 an attempt can end becomes the port's answer: the provider's id (per message of a batch:
 its id or its own refusal), ProviderRejected or ProviderUnavailable.
 The API key goes into request headers only; it is kept out of exceptions and reprs, and
-the error text a provider sends back is scrubbed of it too.
+the error text a provider sends back is scrubbed of it too (redaction.py). An answer is
+read up to MAX_ANSWER_BYTES: a provider's is a few hundred bytes, and one that goes on
+past that is not read into memory whole.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import structlog
 
 from leadmail.adapters.mail.connections import FreeConnections, connections_to
 from leadmail.adapters.mail.dialects.base import MAX_PROVIDER_TEXT, Dialect, ProviderRequest
+from leadmail.adapters.mail.redaction import scrub, secret_forms
 from leadmail.domain.delivery import (
     BatchItem,
     ItemResult,
@@ -36,13 +39,28 @@ log = structlog.get_logger("leadmail.mail")
 
 USER_AGENT = "leadmail"
 MAX_CONNECTIONS = 100  # services.outgoing.DEFAULT_CONCURRENCY follows it
-REDACTED = "[redacted]"
+MAX_ANSWER_BYTES = 1_048_576  # 1 MiB of a provider's answer, decoded, at most
 MAX_URLS = 64  # parsed URLs kept (one per path a dialect uses)
 T = TypeVar("T")
 
 
-def _as_is(response: httpx.Response) -> httpx.Response:
-    return response
+def _as_is(response: httpx.Response, body: bytes) -> tuple[httpx.Response, bytes]:
+    return response, body
+
+
+async def _read_capped(response: httpx.Response) -> bytes | None:
+    """The answer's body, or None once it is past MAX_ANSWER_BYTES (not read further)."""
+    length = response.headers.get("Content-Length", "")
+    if length.isdigit() and int(length) > MAX_ANSWER_BYTES:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 class HttpEmailProvider(EmailProvider):
@@ -68,8 +86,7 @@ class HttpEmailProvider(EmailProvider):
         self._dialect = dialect
         self._base_url = base
         self._auth_headers = dialect.auth_headers(api_key)
-        # The key, and for a "user:password" key the password on its own.
-        self._secrets = tuple(s for s in (api_key, api_key.partition(":")[2]) if s)
+        self._secrets = secret_forms(api_key, self._auth_headers)
         self._timeout = timeout
         self._client = client  # shared, when given: requests go through it
         self._connections = FreeConnections(
@@ -124,12 +141,13 @@ class HttpEmailProvider(EmailProvider):
             return [
                 ItemResult(item.message_id, await self.send(item.email, message_id=item.message_id))
             ]
-        response = await self._attempt(self._dialect.build_batch(items, batch_key), _as_is)
+        response, body = await self._attempt(self._dialect.build_batch(items, batch_key), _as_is)
         status = response.status_code
         if not 200 <= status < 300:
-            raise self._failure(response)
+            raise self._failure(response, body)
+        # Scrubbed before the dialect clips each message's refusal.
         answers = self._dialect.batch_answers(
-            status, response.headers, response.content, len(items)
+            status, response.headers, self._scrubbed(body), len(items)
         )
         results = [
             ItemResult(item.message_id, answer.provider_id)
@@ -145,23 +163,29 @@ class HttpEmailProvider(EmailProvider):
         return results
 
     async def _attempt(
-        self, provider_request: ProviderRequest, read: Callable[[httpx.Response], T]
+        self, provider_request: ProviderRequest, read: Callable[[httpx.Response, bytes], T]
     ) -> T:
-        """One request, its answer read whole and handed to ``read``; ProviderUnavailable
-        when none came."""
+        """One request, its answer read (up to MAX_ANSWER_BYTES) and handed to ``read``
+        with its body; ProviderUnavailable when none came, the answer's failure when it
+        was too long."""
         request = self._http_request(provider_request)
         try:
             async with asyncio.timeout(self._timeout):
                 if self._client is not None:
-                    response = await self._client.send(request)
-                else:  # on a free connection, its answer read whole (inline: one frame less
-                    # for each of the attempt's resumptions). The transport follows no
-                    # redirect: a 3xx comes back as an answer (see _outcome).
+                    response = await self._client.send(request, stream=True)
+                    try:
+                        body = await _read_capped(response)
+                    finally:
+                        await response.aclose()
+                else:  # on a free connection, its answer read (inline: one frame less for
+                    # each of the attempt's resumptions). The transport follows no
+                    # redirect: a 3xx comes back as an answer (see _outcome). Closed before
+                    # its end, the connection is dropped, not reused.
                     transport = await self._connections.take()
                     try:
                         response = await transport.handle_async_request(request)
                         try:
-                            await response.aread()
+                            body = await _read_capped(response)
                         finally:
                             await response.aclose()
                     finally:
@@ -174,7 +198,9 @@ class HttpEmailProvider(EmailProvider):
             raise ProviderUnavailable(
                 f"{self.name} could not be reached ({type(e).__name__}: {self._scrub(str(e))})"
             ) from e
-        return read(response)
+        if body is None:
+            raise self._too_long(response)
+        return read(response, body)
 
     async def close(self) -> None:
         for transport in self._connections.transports:
@@ -211,25 +237,29 @@ class HttpEmailProvider(EmailProvider):
             extensions=extensions,
         )
 
-    def _outcome(self, response: httpx.Response) -> str | None:
-        status, headers, body = response.status_code, response.headers, response.content
+    def _outcome(self, response: httpx.Response, body: bytes) -> str | None:
+        status, headers = response.status_code, response.headers
         if 200 <= status < 300:
             provider_id = self._dialect.message_id_from(status, headers, body)
             if provider_id is None:
                 # Accepted all the same: the message went out, only its id is unknown.
                 log.warning("email.provider_id_missing", provider=self.name, status=status)
             return provider_id
-        raise self._failure(response)
+        raise self._failure(response, body)
 
-    def _failure(self, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:
+    def _failure(
+        self, response: httpx.Response, body: bytes
+    ) -> ProviderRejected | ProviderUnavailable:
         """What a non-2xx answer means: refused for good, or not now."""
-        status, headers, body = response.status_code, response.headers, response.content
+        status, headers = response.status_code, response.headers
         if 300 <= status < 400:
             where = self._scrub(headers.get("Location", ""))[:200] or "nowhere"
             return ProviderRejected(
                 status, f"{self.name} answered a redirect to {where}, which is not followed"
             )
-        text = self._scrub(self._dialect.error_text(status, headers, body))
+        # Scrubbed before the dialect clips it (a key cut at the limit would be missed),
+        # and after: what the dialect decoded (JSON escapes) is checked again.
+        text = self._scrub(self._dialect.error_text(status, headers, self._scrubbed(body)))
         text = text or response.reason_phrase or "no error text"
         if self._dialect.retryable(status, body):
             return ProviderUnavailable(
@@ -239,7 +269,30 @@ class HttpEmailProvider(EmailProvider):
             )
         return ProviderRejected(status, text[:MAX_PROVIDER_TEXT])
 
+    def _too_long(self, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:
+        """An answer longer than MAX_ANSWER_BYTES, unread: a provider's answer to a send is
+        a few hundred bytes, so a 2xx this long is not the provider's (a wrong base URL,
+        say) and is refused, not retried (the same URL would answer the same); another
+        status means what it always does."""
+        status = response.status_code
+        text = (
+            f"{self.name} answered {status} with more than"
+            f" {MAX_ANSWER_BYTES // 1_048_576} MiB; the answer was not read"
+        )
+        if status >= 300 and self._dialect.retryable(status, b""):
+            return ProviderUnavailable(
+                text,
+                retry_after=parse_retry_after(response.headers.get("Retry-After")),
+                status=status,
+            )
+        return ProviderRejected(status, text)
+
     def _scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, REDACTED)
-        return text
+        return scrub(text, self._secrets)
+
+    def _scrubbed(self, body: bytes) -> bytes:
+        """The answer's body with the key's forms taken out (it is decoded for that; a
+        body that holds none is handed on as it came)."""
+        text = body.decode("utf-8", errors="replace")
+        clean = self._scrub(text)
+        return body if clean == text else clean.encode()

@@ -57,6 +57,7 @@ class MemoryCampaignRepository(CampaignRepository):
             template_version=campaign.template_version,
             layout_id=campaign.layout_id,
             layout_version=campaign.layout_version,
+            paused_reason=campaign.paused_reason,
         )
         self._campaigns[campaign.campaign_id] = changed
         return changed

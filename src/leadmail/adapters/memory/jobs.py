@@ -60,6 +60,10 @@ class InProcessJobQueue(JobQueue):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
+    def waiting(self) -> list[tuple[str, str, datetime | None]]:
+        """The jobs queued before ``start`` (kind, payload, run_at), in order (for tests)."""
+        return list(self._waiting)
+
     async def idle(self) -> None:
         """Until every job queued so far that is due has finished (for tests; a job
         waiting for its ``run_at`` is not waited for)."""

@@ -54,6 +54,11 @@ class Dialect:
     default_base_url: ClassVar[str]  # the public API, used when no base URL is configured
     needs_api_key: ClassVar[bool] = True  # LEADMAIL_EMAIL_API_KEY is required
     needs_domain: ClassVar[bool] = False  # LEADMAIL_EMAIL_DOMAIN is required
+    # An http:// base URL is taken without LEADMAIL_EMAIL_ALLOW_INSECURE: only for a local
+    # tool that serves plain HTTP by default and delivers nowhere (Mailpit). A provider
+    # that delivers mail is reached over TLS: its key and the messages travel in clear
+    # otherwise.
+    plain_http: ClassVar[bool] = False
     # The header that carries our message id as the provider's idempotency key, so a
     # retried attempt is not delivered twice; "" when the provider has no such key.
     idempotency_header: ClassVar[str] = ""

@@ -20,6 +20,7 @@ class Mailpit(Dialect):
     name = "mailpit"
     default_base_url = "http://localhost:8025"
     needs_api_key = False  # optional: "user:password" for basic auth, see auth_headers
+    plain_http = True  # a development inbox: plain HTTP by default, and it delivers nowhere
 
     def build(self, email: OutgoingEmail, message_id: str) -> ProviderRequest:
         body: JsonObject = {
