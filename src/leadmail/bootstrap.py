@@ -43,6 +43,7 @@ from leadmail.adapters.db.templates import (
 from leadmail.adapters.limits.factory import rate_limiter_for
 from leadmail.adapters.limits.requests import request_limiter_from
 from leadmail.adapters.mail.factory import email_provider_from
+from leadmail.adapters.mail.metrics import MeteredEmailProvider
 from leadmail.adapters.mail.providers import PROVIDER_NAMES
 from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepository
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
@@ -102,6 +103,7 @@ from leadmail.services.lead_imports import IMPORT_JOB, LeadImportService
 from leadmail.services.lead_timeline import LeadTimeline
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
+from leadmail.services.operations import Operations
 from leadmail.services.outbox import Outbox
 from leadmail.services.outgoing import DeliverySettings, Outgoing
 from leadmail.services.privacy import Privacy
@@ -190,15 +192,19 @@ class Adapters:
         )
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, serving: bool = False) -> Adapters:
-        """``serving``: for a long-running server (API keys cached on Postgres)."""
-        database = Database.from_url(
-            settings.database_url,
-            pool_min=settings.db_pool_min,
-            pool_max=settings.db_pool_max,
-            connect_timeout=settings.db_connect_timeout,
-            command_timeout=settings.db_command_timeout,
-        )
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        serving: bool = False,
+        create: bool = True,
+        sending: bool = True,
+    ) -> Adapters:
+        """``serving``: for a long-running server (API keys cached on Postgres).
+        ``create``: False for a command that only reads (a SQLite file that is not there
+        is refused on opening, never made). ``sending``: False for a command that sends no
+        email (it starts without the provider's settings)."""
+        database = database_from(settings, create=create)
         postgres = database.kind == "postgres"
         keys: ApiKeyStore = PiccoloApiKeyStore(database)
         if serving and postgres and settings.key_cache_seconds > 0:
@@ -212,15 +218,13 @@ class Adapters:
         return cls(
             leads=PiccoloLeadRepository(database),
             keys=keys,
-            provider=email_provider_from(settings),
+            provider=MeteredEmailProvider(email_provider_from(settings, sending=sending)),
             templates=PiccoloTemplateRepository(database),
             account_templates=PiccoloAccountTemplateRepository(database),
             messages=PiccoloMessageRepository(database),
             claims=PiccoloIdempotencyStore(database),
             suppressions=PiccoloSuppressionRepository(database),
-            catalog=FileTemplateCatalog(
-                Path(settings.templates_dir) if settings.templates_dir else None
-            ),
+            catalog=catalog_from(settings),
             imports=PiccoloLeadImportRepository(database),
             # Postgres: any server's worker takes a job; SQLite: one server, in process.
             jobs=PgQueuerJobQueue(database) if postgres else InProcessJobQueue(),
@@ -263,6 +267,23 @@ class Adapters:
             for budget in (self.key_budget, self.client_budget):
                 if budget is not None:
                     await budget.close()
+
+
+def catalog_from(settings: Settings) -> FileTemplateCatalog:
+    """The template catalog: LEADMAIL_TEMPLATES_DIR's folder, else the packaged one."""
+    return FileTemplateCatalog(Path(settings.templates_dir) if settings.templates_dir else None)
+
+
+def database_from(settings: Settings, *, create: bool = True) -> Database:
+    """The database LEADMAIL_DATABASE_URL names, not yet started."""
+    return Database.from_url(
+        settings.database_url,
+        pool_min=settings.db_pool_min,
+        pool_max=settings.db_pool_max,
+        connect_timeout=settings.db_connect_timeout,
+        command_timeout=settings.db_command_timeout,
+        create=create,
+    )
 
 
 def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = utc_now) -> Services:
@@ -346,6 +367,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         template_trials=TemplateTrials(templates, adapters.leads, unsubscribes, send_template),
         health=Health(None if adapters.database is None else DatabaseReadiness(adapters.database)),
         quota=quota,
+        operations=Operations(adapters.campaigns, adapters.recipients, adapters.jobs),
     )
 
 
@@ -439,6 +461,7 @@ def create_app(
         services,
         key_budget=adapters.key_budget,
         client_budget=adapters.client_budget,
+        metrics_token=settings.metrics_token,
         version=version("leadmail"),
         max_body_bytes=settings.max_body_bytes,
         import_max_bytes=settings.import_max_bytes,

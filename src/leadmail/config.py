@@ -23,6 +23,8 @@ from leadmail.adapters.mail.providers import (
     is_provider_name,
     max_batch_of,
 )
+from leadmail.domain.email import parse_sender
+from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.pacing import MAX_WINDOW_SECONDS, EmailPacing, windows_for
 from leadmail.domain.unsubscribe import MIN_KEY_BYTES
 from leadmail.services.outgoing import DEFAULT_CONCURRENCY
@@ -69,6 +71,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     email_batch: int | None = None  # messages per batch request; None: the provider's max
     redis_url: str = ""  # the rate limiter's shared storage; empty: in this process
     rate_limit: int = 1200  # requests a minute per API key; 0: none
+    metrics_token: str = ""  # GET /metrics asks for it when set (Bearer)
+    processes: int = 1  # `serve`'s HTTP processes on its one port (Postgres only past 1)
     public_rate_limit: int = 120  # requests a minute per client address on /u/...; 0: none
     # How long a worker holds a campaign's batch before another may take it over (a worker
     # that stopped between the provider's call and recording its answer).
@@ -107,9 +111,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         return f"http://{host}:{self.port}"
 
     def require_for(self, command: Literal["serve", "worker"]) -> None:
-        """ConfigError naming the setting ``command`` cannot start without: on Postgres,
-        LEADMAIL_SECRET_KEY (every process must sign links alike, with a key kept out of
-        the database), and for a worker LEADMAIL_PUBLIC_URL (it listens nowhere)."""
+        """ConfigError naming the setting ``command`` cannot start without: what the email
+        provider needs (require_provider); on Postgres, LEADMAIL_SECRET_KEY (every process
+        must sign links alike, with a key kept out of the database), and for a worker
+        LEADMAIL_PUBLIC_URL (it listens nowhere)."""
+        self.require_provider()
         if self.is_sqlite:
             return
         if not self.secret_key:
@@ -121,6 +127,30 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise ConfigError(
                 "LEADMAIL_PUBLIC_URL is required on Postgres for `leadmail worker`"
                 " (the base of unsubscribe links; a worker listens on no address)"
+            )
+
+    def require_provider(self) -> None:
+        """ConfigError naming the setting the email provider cannot send without: the
+        processes that send (`serve`, `worker`) ask; a command that sends nothing (migrate,
+        keys, accounts) starts without them."""
+        provider = self.email_provider
+        dialect = DIALECTS.get(provider)  # what the provider needs is its dialect's to say
+        if dialect is None:  # the console needs nothing
+            return
+        if dialect.needs_api_key and not self.email_api_key:
+            raise ConfigError(f"LEADMAIL_EMAIL_API_KEY is required for the {provider} provider")
+        if dialect.needs_domain and not self.email_domain:
+            raise ConfigError(f"LEADMAIL_EMAIL_DOMAIN is required for the {provider} provider")
+        base_url = self.email_base_url or dialect.default_base_url
+        if (
+            not dialect.plain_http
+            and not self.email_allow_insecure
+            and base_url.startswith("http://")
+        ):
+            # The key and every message would cross the network in clear text.
+            raise ConfigError(
+                f"LEADMAIL_EMAIL_BASE_URL must be https:// for the {provider} provider"
+                " (set LEADMAIL_EMAIL_ALLOW_INSECURE=true for a local stand-in)"
             )
 
     def email_pacing(self) -> EmailPacing:
@@ -185,28 +215,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 f"LEADMAIL_EMAIL_PROVIDER must be one of {', '.join(PROVIDER_NAMES)},"
                 f" got {provider!r}"
             )
-        # What the provider needs is its dialect's to say; the console needs nothing.
-        dialect = DIALECTS.get(provider)
+        # What the provider needs (a key, a domain, https) is checked by require_provider,
+        # for the commands that send; here only each value's shape.
         api_key = text("EMAIL_API_KEY", "")  # checked as stored: blanks are no key
-        if dialect is not None and dialect.needs_api_key and not api_key:
-            raise ConfigError(f"LEADMAIL_EMAIL_API_KEY is required for the {provider} provider")
-        if dialect is not None and dialect.needs_domain and not text("EMAIL_DOMAIN", ""):
-            raise ConfigError(f"LEADMAIL_EMAIL_DOMAIN is required for the {provider} provider")
         base_url = text("EMAIL_BASE_URL", "").rstrip("/")
         if base_url and not base_url.startswith(("http://", "https://")):
             raise ConfigError("LEADMAIL_EMAIL_BASE_URL must start with http:// or https://")
         allow_insecure = flag("EMAIL_ALLOW_INSECURE", default=False)
-        if (
-            dialect is not None
-            and not dialect.plain_http
-            and not allow_insecure
-            and (base_url or dialect.default_base_url).startswith("http://")
-        ):
-            # The key and every message would cross the network in clear text.
-            raise ConfigError(
-                f"LEADMAIL_EMAIL_BASE_URL must be https:// for the {provider} provider"
-                " (set LEADMAIL_EMAIL_ALLOW_INSECURE=true for a local stand-in)"
-            )
         email_rate = number("EMAIL_RATE", default_rate_of(provider), float, zero=True)
         try:
             windows_for(email_rate)
@@ -250,6 +265,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             body_idle_seconds=number("BODY_IDLE_SECONDS", 10.0, float),
             migrate_on_start=flag("MIGRATE_ON_START", default=True),
             rate_limit=int(number("RATE_LIMIT", 1200, int, zero=True)),
+            metrics_token=text("METRICS_TOKEN", ""),
+            processes=int(number("PROCESSES", 1, int)),
             public_rate_limit=int(number("PUBLIC_RATE_LIMIT", 120, int, zero=True)),
             email_provider=provider,
             email_api_key=api_key,
@@ -259,7 +276,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             email_timeout=number("EMAIL_TIMEOUT", 10.0, float),
             email_max_attempts=int(number("EMAIL_MAX_ATTEMPTS", 4, int)),
             email_deadline=number("EMAIL_DEADLINE", 20.0, float),
-            email_default_from=text("EMAIL_DEFAULT_FROM", ""),
+            email_default_from=_default_sender(text("EMAIL_DEFAULT_FROM", "")),
             email_concurrency=int(number("EMAIL_CONCURRENCY", DEFAULT_CONCURRENCY, int)),
             # Unset stays None ("the provider's own", as a Settings() built in code has it).
             email_rate=email_rate if text("EMAIL_RATE", "") else None,
@@ -276,6 +293,20 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             **_webhook_settings(text),
             **_link_settings(text),
         )
+
+
+def _default_sender(raw: str) -> str:
+    """LEADMAIL_EMAIL_DEFAULT_FROM, checked as a request's ``from`` is (else every send
+    that relies on it would be refused, blaming the request)."""
+    if raw:
+        try:
+            parse_sender(raw)
+        except ValidationFailed as e:
+            raise ConfigError(
+                "LEADMAIL_EMAIL_DEFAULT_FROM must be an address such as hello@acme.example or"
+                f" 'Acme Academy <hello@acme.example>', got {raw!r}, which {e.errors[0].message}"
+            ) from e
+    return raw
 
 
 def _link_settings(text: Callable[[str, str], str]) -> dict[str, str]:

@@ -19,6 +19,7 @@ from litestar.routes import HTTPRoute
 
 from leadmail.adapters.http.health import HEALTH, READY
 from leadmail.adapters.http.json_depth import MAX_JSON_DEPTH
+from leadmail.adapters.http.metrics import METRICS
 from leadmail.adapters.http.unsubscribe_pages import UNSUBSCRIBE
 from leadmail.adapters.memory.jobs import InProcessJobQueue
 from leadmail.bootstrap import Adapters
@@ -91,13 +92,13 @@ async def stored_api(database: tuple[str, str]) -> AsyncIterator[Api]:
 def routes(app: Litestar) -> list[tuple[str, str, Any]]:
     """Every (method, path template, handler) of the API: not the document's, not the
     unsubscribe pages' (HTML for people, no key, no query check by design: held in
-    tests/api/test_unsubscribe_pages.py), not /health and /ready (probes, no key, no
-    query check: tests/api/test_health.py), not OPTIONS."""
+    tests/api/test_unsubscribe_pages.py), not /health, /ready and /metrics (probes and
+    scrapers, no key, no query check: tests/api/test_health.py), not OPTIONS."""
     return [
         (method, route.path, handler)
         for route in app.routes
         if isinstance(route, HTTPRoute)
-        and not route.path.startswith((DOCUMENT, UNSUBSCRIBE, HEALTH, READY))
+        and not route.path.startswith((DOCUMENT, UNSUBSCRIBE, HEALTH, READY, METRICS))
         for method, (handler, _) in route.route_handler_map.items()
         if method != "OPTIONS"
     ]

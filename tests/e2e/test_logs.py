@@ -105,9 +105,9 @@ def test_one_access_line_per_request_and_no_secrets(
 
 
 def test_sigterm_right_after_a_request_loses_no_line(tmp_path: Path) -> None:
-    # Info lines are held a moment to be written together (logs.LineBuffer), and uvicorn
-    # ends a SIGTERM'd process by re-raising the signal: no exit handlers run. Every line,
-    # the last request's access line and uvicorn's own last words included, must be out.
+    # Info lines are held a moment to be written together (logs.LineBuffer), and the
+    # process ends right after uvicorn's shutdown. Every line, the last request's access
+    # line and uvicorn's own last words included, must be out.
     database_url = f"sqlite:///{tmp_path / 'leadmail.db'}"
     with server_with_key(database_url, tmp_path) as server:
         assert server.primary is not None

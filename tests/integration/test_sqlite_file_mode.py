@@ -15,7 +15,7 @@ import pytest
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.keys import PiccoloApiKeyStore
 from leadmail.adapters.db.migrate import migrate
-from leadmail.ports.errors import StorageUnavailable
+from leadmail.ports.errors import StorageMisconfigured
 from tests.contract.support import new_account_key
 
 
@@ -70,11 +70,15 @@ async def test_an_existing_database_file_keeps_its_mode(tmp_path: Path) -> None:
     assert mode_of(path) == 0o640
 
 
-async def test_a_database_in_a_missing_folder_fails_as_before(tmp_path: Path) -> None:
+async def test_a_database_in_a_missing_folder_is_refused_naming_the_folder(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "nowhere" / "leadmail.db"
-    with pytest.raises(StorageUnavailable) as caught:
+    with pytest.raises(StorageMisconfigured) as caught:
         async with Database.from_url(f"sqlite:///{path}").running():
             pass
-    # SQLite's own refusal, as it was before the file was made here first.
-    assert "unable to open database file" in str(caught.value.__cause__)
+    # Said before SQLite is asked (its own words: "unable to open database file").
+    assert caught.value.message == (
+        f"the folder {path.parent} for the SQLite database does not exist"
+    )
     assert not path.parent.exists()

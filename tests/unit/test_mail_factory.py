@@ -8,6 +8,7 @@ from leadmail.adapters.mail.console import ConsoleEmailProvider
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.http import HttpEmailProvider
 from leadmail.adapters.mail.providers import ProviderName
+from leadmail.adapters.mail.unused import UnusedEmailProvider
 from leadmail.config import Settings
 
 KEY = "sk-test-abcdef0123456789"
@@ -101,3 +102,18 @@ def test_settings_a_provider_cannot_work_with_are_refused(
         email_provider_from(settings)
 
     assert KEY not in str(caught.value)
+
+
+@pytest.mark.parametrize(("provider", "batch"), [("resend", 100), ("mailgun", 1), ("console", 1)])
+async def test_a_command_that_sends_nothing_gets_a_provider_that_needs_no_settings(
+    provider: ProviderName, batch: int
+) -> None:
+    settings = Settings(email_provider=provider)  # no key, no domain: not needed to send nothing
+
+    unused = email_provider_from(settings, sending=False)
+
+    assert isinstance(unused, UnusedEmailProvider)
+    assert (unused.name, unused.batch_limit, unused.keeps_idempotency) == (provider, batch, False)
+    with pytest.raises(RuntimeError, match="sends no email"):
+        await unused.send_batch([], batch_key="b")
+    await unused.close()

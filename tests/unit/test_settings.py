@@ -261,7 +261,7 @@ def test_a_blank_provider_key_is_no_key() -> None:
     env = {"LEADMAIL_EMAIL_PROVIDER": "resend", "LEADMAIL_EMAIL_API_KEY": "   "}
 
     with pytest.raises(ConfigError, match="LEADMAIL_EMAIL_API_KEY is required"):
-        Settings.from_env(env)
+        Settings.from_env(env).require_for("serve")
 
 
 def _provider_env(provider: str, base_url: str, **extra: str) -> dict[str, str]:
@@ -278,7 +278,7 @@ def _provider_env(provider: str, base_url: str, **extra: str) -> dict[str, str]:
 @pytest.mark.parametrize("provider", ["resend", "postmark", "sendgrid", "mailgun"])
 def test_a_plain_http_provider_url_is_refused_naming_the_variable(provider: str) -> None:
     with pytest.raises(ConfigError) as caught:
-        Settings.from_env(_provider_env(provider, "http://127.0.0.1:9999"))
+        Settings.from_env(_provider_env(provider, "http://127.0.0.1:9999")).require_for("serve")
 
     text = str(caught.value)
     assert text.startswith("LEADMAIL_EMAIL_BASE_URL must be https://")
@@ -316,3 +316,39 @@ def test_mailpit_takes_plain_http_without_the_flag(base_url: str) -> None:
 def test_a_bad_allow_insecure_value_is_refused() -> None:
     with pytest.raises(ConfigError, match="LEADMAIL_EMAIL_ALLOW_INSECURE must be true or false"):
         Settings.from_env(_provider_env("resend", "https://x.example", EMAIL_ALLOW_INSECURE="ok"))
+
+
+@pytest.mark.parametrize("raw", ["not an address", "hello@", "Acme <hello@acme.example", "a@b"])
+def test_a_default_sender_that_is_no_address_is_refused_at_start(raw: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env({"LEADMAIL_EMAIL_DEFAULT_FROM": raw})
+
+    text = str(caught.value)
+    assert text.startswith(
+        "LEADMAIL_EMAIL_DEFAULT_FROM must be an address such as hello@acme.example or"
+        f" 'Acme Academy <hello@acme.example>', got {raw!r}, which is not a valid"
+    )
+    assert "\n" not in text
+
+
+@pytest.mark.parametrize("raw", ["hello@acme.example", "Acme Academy <hello@acme.example>"])
+def test_a_default_sender_a_request_could_give_is_taken(raw: str) -> None:
+    assert Settings.from_env({"LEADMAIL_EMAIL_DEFAULT_FROM": raw}).email_default_from == raw
+
+
+@pytest.mark.parametrize(
+    ("env", "variable"),
+    [
+        ({"LEADMAIL_EMAIL_PROVIDER": "resend"}, "LEADMAIL_EMAIL_API_KEY"),
+        ({"LEADMAIL_EMAIL_PROVIDER": "mailgun", "LEADMAIL_EMAIL_API_KEY": "k"}, "EMAIL_DOMAIN"),
+        (_provider_env("postmark", "http://127.0.0.1:9"), "LEADMAIL_EMAIL_BASE_URL"),
+    ],
+)
+def test_what_the_provider_needs_is_required_only_by_the_commands_that_send(
+    env: dict[str, str], variable: str
+) -> None:
+    settings = Settings.from_env(env)  # migrate, keys, accounts: they send nothing
+
+    for command in ("serve", "worker"):
+        with pytest.raises(ConfigError, match=variable):
+            settings.require_for(command)

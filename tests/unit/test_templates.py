@@ -186,14 +186,25 @@ def test_an_empty_body_is_refused(body: str) -> None:
 def test_malformed_placeholders_in_the_body_are_refused(bad: str) -> None:
     message = parse_error(source_text(body=f"<p>Hello {bad}, welcome.</p>"))
 
-    assert message.startswith("welcome.html: the body has a malformed placeholder")
+    # The file's line: the header's five, then the body's first.
+    assert message.startswith("welcome.html:6: the body has a malformed placeholder")
 
 
 def test_a_malformed_placeholder_in_the_subject_is_refused() -> None:
     message = parse_error(source_text(subject="Hi {{first name}}"))
 
-    assert message.startswith("welcome.html: the subject has a malformed placeholder")
+    assert message.startswith("welcome.html:4: the subject has a malformed placeholder")
     assert "{{first name}}" in message
+
+
+def test_the_line_named_is_the_file_line_of_the_placeholder() -> None:
+    body = "<p>One</p>\n<p>Two</p>\n<p>Dear {{ first name }},</p>\n"
+    header = "# a comment line\n\n"
+
+    message = parse_error(source_text(body=body, extra_header=header), origin="/t/w.html")
+
+    # ---, id, name, subject, the comment, a blank line, ---: the body starts on line 8.
+    assert message.startswith("/t/w.html:10: the body has a malformed placeholder near")
 
 
 def test_the_message_quotes_the_malformed_placeholder() -> None:

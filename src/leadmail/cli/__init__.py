@@ -17,12 +17,13 @@ from leadmail.adapters.http.connections import ConnectionLimits, connection_prot
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.bootstrap import DEMO_ACCOUNT, Adapters, create_app, ensure_demo_key, wire
 from leadmail.cli import accounts, campaigns, leads, worker
+from leadmail.cli.failures import failure_of
 from leadmail.cli.hints import command_line
 from leadmail.collector import settle_collector
-from leadmail.config import ConfigError, Settings
-from leadmail.domain.errors import LeadmailError
+from leadmail.config import Settings
 from leadmail.domain.keys import ApiKey
 from leadmail.logs import configure_logging
+from leadmail.preflight import check_start
 from leadmail.services.registry import Services
 
 T = TypeVar("T")
@@ -34,19 +35,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()
-    except ConfigError as e:
-        print(f"leadmail: configuration error: {e}", file=sys.stderr)
-        return 2
-    configure_logging(settings.log_format, settings.log_level)
-    try:
+        configure_logging(settings.log_format, settings.log_level)
         result: int = args.run(settings, args)
         return result
-    except ConfigError as e:  # a setting the command cannot start without
-        print(f"leadmail: configuration error: {e}", file=sys.stderr)
-        return 2
-    except LeadmailError as e:
-        print(f"leadmail: {e.message}", file=sys.stderr)
-        return 1
+    except Exception as e:  # one line and an exit code for every known failure
+        failure = failure_of(e)
+        if failure is None:
+            raise
+        print(failure.line, file=sys.stderr)
+        return failure.exit_code
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,6 +60,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run no job worker in this process: `leadmail worker` processes send campaigns"
         " and run imports (Postgres only)",
+    )
+    serve.add_argument(
+        "--processes",
+        type=int,
+        metavar="N",
+        help="HTTP processes on the one port, each with its job worker unless --no-worker"
+        " (default: LEADMAIL_PROCESSES or 1; Postgres only past 1)",
     )
     serve.set_defaults(run=_serve)
 
@@ -90,9 +94,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _with_services(settings: Settings, work: Callable[[Services], Awaitable[T]]) -> T:
+def _with_services(
+    settings: Settings, work: Callable[[Services], Awaitable[T]], *, create: bool = True
+) -> T:
+    """``work`` on the database (``create``: False when it only reads: a SQLite file that
+    is not there is said so, not made); no email is sent."""
+
     async def run() -> T:
-        adapters = Adapters.from_settings(settings)
+        adapters = Adapters.from_settings(settings, create=create, sending=False)
         async with adapters.opened(apply_migrations=settings.migrate_on_start):
             return await work(wire(adapters, settings))
 
@@ -102,13 +111,29 @@ def _with_services(settings: Settings, work: Callable[[Services], Awaitable[T]])
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
+    from leadmail.cli.serving import GRACEFUL_S, graceful_server, serve_processes
+
     host = args.host or settings.host
     port = args.port or settings.port
     if args.no_worker and settings.is_sqlite:
         return worker.refuse_on_sqlite("serve --no-worker")
     settings.require_for("serve")
+    asyncio.run(check_start(settings))  # said in one line here, not inside uvicorn's lifespan
     # Public links point where this server listens unless LEADMAIL_PUBLIC_URL says where.
     settings = msgspec.structs.replace(settings, host=host, port=port)
+    processes = settings.processes if args.processes is None else args.processes
+    if processes < 1:
+        print(f"leadmail: --processes must be at least 1, got {processes}", file=sys.stderr)
+        return 2
+    if processes > 1:
+        if settings.is_sqlite:
+            print(
+                "leadmail: serve --processes needs Postgres: SQLite takes one server"
+                " process (set LEADMAIL_DATABASE_URL to a postgresql:// URL)",
+                file=sys.stderr,
+            )
+            return 2
+        return serve_processes(settings, processes, no_worker=args.no_worker)
 
     @contextlib.asynccontextmanager
     async def on_ready(services: Services) -> AsyncIterator[None]:
@@ -137,8 +162,9 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         access_log=False,
         server_header=False,
         lifespan="on",
+        timeout_graceful_shutdown=GRACEFUL_S,
     )
-    server = uvicorn.Server(config)
+    server = graceful_server(config)
     server.run()
     return 0 if server.started else 1
 
@@ -176,7 +202,8 @@ def _migrate(settings: Settings, _: argparse.Namespace) -> int:
     from leadmail.adapters.db.migrate import migrate
 
     async def run() -> tuple[list[str], int]:
-        adapters = Adapters.from_settings(settings)
+        adapters = Adapters.from_settings(settings, sending=False)
+        adapters.catalog.load()  # a bad template file stops this before the database changes
         async with adapters.opened(apply_migrations=False):
             assert adapters.database is not None
             applied = await migrate(adapters.database)
@@ -202,14 +229,14 @@ def _keys_create(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _keys_list(settings: Settings, args: argparse.Namespace) -> int:
-    keys = _with_services(settings, lambda s: s.keys.list(args.account))
+    keys = _with_services(settings, lambda s: s.keys.list(args.account), create=False)
     if args.json:
         for key in keys:
             print(json.dumps(_key_row(key)))
         return 0
     columns = ["key_id", "account", "label", "prefix", "created", "last_used", "revoked"]
     rows = [[str(v) for v in _key_row(k).values()] for k in keys]
-    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
     for row in [columns, *rows]:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     return 0

@@ -109,7 +109,7 @@ def _quota(settings: Settings, args: argparse.Namespace) -> int:
             )
         return 0
 
-    return _run(settings, args, quota)
+    return _run(settings, args, quota, create=wanted is not None)
 
 
 def _add(settings: Settings, args: argparse.Namespace) -> int:
@@ -166,19 +166,22 @@ def _list(settings: Settings, args: argparse.Namespace) -> int:
             print(f"{d.domain.ljust(width)}  {to_iso(d.created_at)}")
         return 0
 
-    return _run(settings, args, listing)
+    return _run(settings, args, listing, create=False)
 
 
 def _run(
     settings: Settings,
     args: argparse.Namespace,
     work: Callable[[Services, str], Awaitable[int]],
+    *,
+    create: bool = True,
 ) -> int:
     """``work`` on the account ``args`` names; exit 2, said on one line, for no such
-    account or a domain that is not a host name."""
+    account or a domain that is not a host name. ``create``: False when ``work`` only
+    reads (a SQLite file that is not there is said so, not made)."""
 
     async def run() -> int:
-        adapters = Adapters.from_settings(settings)
+        adapters = Adapters.from_settings(settings, create=create, sending=False)
         async with adapters.opened(apply_migrations=settings.migrate_on_start):
             services = wire(adapters, settings)
             return await work(services, await account_id_of(services, args.account))

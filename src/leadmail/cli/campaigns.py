@@ -47,7 +47,7 @@ def run_status(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _status(settings: Settings, campaign_id: str, *, follow: bool) -> CampaignView:
-    adapters = Adapters.from_settings(settings)
+    adapters = Adapters.from_settings(settings, create=False, sending=False)
     async with adapters.opened(apply_migrations=False):
         campaigns = wire(adapters, settings).campaigns
         view = await campaigns.find(campaign_id)

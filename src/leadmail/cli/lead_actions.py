@@ -91,7 +91,7 @@ def _option(field: str) -> str:
 
 
 async def _run(settings: Settings, args: argparse.Namespace, order: ActionOrder) -> int:
-    adapters = Adapters.from_settings(settings)
+    adapters = Adapters.from_settings(settings, sending=False)
     async with adapters.opened(apply_migrations=settings.migrate_on_start):
         services = wire(adapters, settings)
         account_id = await account_id_of(services, args.account)

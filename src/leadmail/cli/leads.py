@@ -77,7 +77,7 @@ async def _import(settings: Settings, args: argparse.Namespace, path: Path) -> L
         tags = tag_list([t for t in args.tags.split(",") if t.strip()], "tags")
     except ValidationFailed as e:
         raise UsageError(f"--tags: {e.errors[0].field} {e.errors[0].message}") from e
-    adapters = Adapters.from_settings(settings)
+    adapters = Adapters.from_settings(settings, sending=False)
     async with adapters.opened(apply_migrations=settings.migrate_on_start):
         services = wire(adapters, settings)
         account_id = await account_id_of(services, args.account)
@@ -128,7 +128,7 @@ def run_import_errors(settings: Settings, args: argparse.Namespace) -> int:
 
 async def _import_errors(settings: Settings, args: argparse.Namespace) -> None:
     """Every error row of the import, by row, on stdout (a page read at a time)."""
-    adapters = Adapters.from_settings(settings)
+    adapters = Adapters.from_settings(settings, create=False, sending=False)
     async with adapters.opened(apply_migrations=settings.migrate_on_start):
         services = wire(adapters, settings)
         account_id = await account_id_of(services, args.account)

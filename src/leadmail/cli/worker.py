@@ -16,6 +16,7 @@ from leadmail.background import running_jobs
 from leadmail.bootstrap import Adapters, wire
 from leadmail.collector import settle_collector
 from leadmail.config import Settings
+from leadmail.preflight import check_start
 
 log = structlog.get_logger("leadmail.cli")
 
@@ -43,6 +44,7 @@ def run_worker(settings: Settings, _: argparse.Namespace) -> int:
     if settings.is_sqlite:
         return refuse_on_sqlite("worker")
     settings.require_for("worker")
+    asyncio.run(check_start(settings))
     asyncio.run(_work(settings))
     return 0
 

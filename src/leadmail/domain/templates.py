@@ -83,10 +83,13 @@ def stray_braces(text: str) -> Iterator[StrayBrace]:
             yield StrayBrace(text.count("\n", 0, at) + 1, at - line_start + 1, text[at:][:40])
 
 
-def _check_braces(text: str, where: str) -> None:
+def _check_braces(text: str, origin: str, part: str, first_line: int | None) -> None:
+    """``first_line``: the file's line ``text`` starts on, to name the stray's (as
+    ``origin:line:``, the form editors jump to)."""
     for stray in stray_braces(text):
+        at = origin if first_line is None else f"{origin}:{first_line + stray.line - 1}"
         raise InvalidTemplate(
-            f"{where} has a malformed placeholder near {stray.near!r}: {MALFORMED}"
+            f"{at}: the {part} has a malformed placeholder near {stray.near!r}: {MALFORMED}"
         )
 
 
@@ -236,9 +239,11 @@ class TemplateSource:
         if not lines or lines[0].strip() != "---":
             raise InvalidTemplate(f"{origin}: must start with a '---' header line")
         header: dict[str, str] = {}
+        line_of: dict[str, int] = {}  # each header key's line in the file
         for number, line in enumerate(lines[1:], start=2):
             if line.strip() == "---":
                 body = "".join(lines[number:])
+                line_of["body"] = number + 1
                 break
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
@@ -246,6 +251,7 @@ class TemplateSource:
             if not sep:
                 raise InvalidTemplate(f"{origin}:{number}: expected 'key: value'")
             header[key.strip().lower()] = value.strip()
+            line_of[key.strip().lower()] = number
         else:
             raise InvalidTemplate(f"{origin}: the header has no closing '---' line")
         missing = [k for k in ("id", "name", "subject") if not header.get(k)]
@@ -255,10 +261,14 @@ class TemplateSource:
         if unknown:
             raise InvalidTemplate(f"{origin}: unknown header keys {', '.join(unknown)}")
         source = cls(header["id"], header["name"], header["subject"], body)
-        source.check(origin)
+        source.check(origin, subject_line=line_of["subject"], body_line=line_of["body"])
         return source
 
-    def check(self, origin: str) -> None:
+    def check(
+        self, origin: str, *, subject_line: int | None = None, body_line: int | None = None
+    ) -> None:
+        """InvalidTemplate naming ``origin`` (and, given the lines the subject and the body
+        start on in the file, the line of a malformed placeholder)."""
         if not TEMPLATE_ID.fullmatch(self.template_id):
             raise InvalidTemplate(
                 f"{origin}: id {self.template_id!r} must be 1-64 of a-z, 0-9, '-', '_'"
@@ -267,8 +277,8 @@ class TemplateSource:
             raise InvalidTemplate(f"{origin}: the subject is longer than {MAX_SUBJECT}")
         if not self.body.strip():
             raise InvalidTemplate(f"{origin}: the body is empty")
-        _check_braces(self.subject, f"{origin}: the subject")
-        _check_braces(self.body, f"{origin}: the body")
+        _check_braces(self.subject, origin, "subject", subject_line)
+        _check_braces(self.body, origin, "body", body_line)
 
 
 # A layout's one placeholder: where the HTML (or text) of the template it wraps goes.

@@ -10,12 +10,25 @@ class PortError(LeadmailError):
 
 
 class StorageUnavailable(PortError):
-    """The database cannot be reached or is too busy. Safe to retry later."""
+    """The database cannot be reached or is too busy. Safe to retry later. ``remedy``: what
+    to do, when the adapter can say (the database's opening names the server it tried)."""
 
     code = "STORAGE_UNAVAILABLE"
 
-    def __init__(self, message: str = "The database is unavailable; retry shortly") -> None:
+    def __init__(
+        self, message: str = "The database is unavailable; retry shortly", *, remedy: str = ""
+    ) -> None:
         super().__init__(message)
+        self.remedy = remedy
+
+
+class StorageMisconfigured(StorageUnavailable):
+    """The database the settings name cannot be used as they name it: it does not exist,
+    refuses the login, or its SQLite file's folder is missing. Retrying will not help; the
+    message names the database (never a password) and ``remedy`` says what would."""
+
+    def __init__(self, message: str, *, remedy: str) -> None:
+        super().__init__(message, remedy=remedy)
 
 
 class UnstorableText(PortError, ValidationFailed):

@@ -25,3 +25,7 @@ class JobQueue(Protocol):
         given (a moment past: at once). A job of that kind and payload already waiting or
         running may make this one the same job (pgqueuer's dedupe key): it runs once."""
         ...
+
+    async def queued_count(self) -> int:
+        """Jobs waiting to run (their time come or not), for every worker (GET /metrics)."""
+        ...

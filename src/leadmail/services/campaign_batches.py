@@ -227,7 +227,12 @@ class CampaignBatches:
         )  # fmt: skip
         pace = LanePace(self._limiter, self._lane, watch, outgoing.timer, self._hold)
         delivered = await outgoing.attempt(
-            items, batch.batch_id, pace, outgoing.deadline(self._budget), retried=batch.retried
+            account_id,
+            items,
+            batch.batch_id,
+            pace,
+            outgoing.deadline(self._budget),
+            retried=batch.retried,
         )
         now = self._clock()
         outcomes: list[RecipientOutcome] = []

@@ -86,7 +86,9 @@ class Outbox:
                 if not message.status.settled
             ]
             delivered = await outgoing.deliver_each(
-                [BatchItem(email, message.message_id) for message, email in todo], deadline
+                account_id,
+                [BatchItem(email, message.message_id) for message, email in todo],
+                deadline,
             )
             settled = [
                 outgoing.settled(message, done, done.results[0] if done.results else None)

@@ -35,6 +35,7 @@ from leadmail.domain.delivery import (
 from leadmail.domain.email import Message
 from leadmail.ports.mail import EmailProvider
 from leadmail.ports.messages import MessageRepository
+from leadmail.services.fair_slots import FairSlots
 
 # Why a message that was never answered failed: the time for its request ran out.
 NO_ANSWER = "no answer before the delivery deadline"
@@ -143,7 +144,7 @@ class Outgoing:
         self._clock = clock
         self._timer = timer if timer is not None else SystemTimer()
         self.unpaced = Unpaced(self._timer)
-        self._slots: asyncio.Semaphore | None = None  # made in the running loop
+        self._slots: FairSlots | None = None  # made in the running loop
 
     @property
     def provider(self) -> str:
@@ -213,19 +214,22 @@ class Outgoing:
             for item in items
         ]  # fmt: skip
 
-    async def deliver_each(self, items: Sequence[BatchItem], deadline: float) -> list[Delivered]:
+    async def deliver_each(
+        self, account_id: str, items: Sequence[BatchItem], deadline: float
+    ) -> list[Delivered]:
         """Steps 3-4 for an API send: each item as a batch of one (its message on its own,
         keyed by its message id), unpaced, at once, all by ``deadline``."""
         if len(items) == 1:  # a plain send: no task and no gather
-            return [await self.attempt(items, None, self.unpaced, deadline)]
+            return [await self.attempt(account_id, items, None, self.unpaced, deadline)]
         return list(
             await asyncio.gather(
-                *(self.attempt((item,), None, self.unpaced, deadline) for item in items)
+                *(self.attempt(account_id, (item,), None, self.unpaced, deadline) for item in items)
             )
         )
 
     async def attempt(
         self,
+        account_id: str,
         items: Sequence[BatchItem],
         key: str | None,
         pace: Pace,
@@ -238,10 +242,12 @@ class Outgoing:
         ``send``, keyed by its message id), tried until an answer, a refusal, or giving
         up; ``pace`` asked before each request. A 429 the pace holds for does not count
         as a try. ``retried``: the batch was sent under ``key`` before and may have landed
-        (a 409 then means it did)."""
+        (a 409 then means it did). A request waits for one of the provider's slots, shared
+        fairly between accounts (``account_id``'s turn), and that wait counts against
+        ``deadline``."""
         timer, policy, provider = self._timer, self._settings.retry, self._provider
         if self._slots is None:
-            self._slots = asyncio.Semaphore(self._settings.concurrency)
+            self._slots = FairSlots(self._settings.concurrency)
         slots, bound = self._slots, provider.attempt_timeout
         single, batch_key = (items[0], "") if key is None else (None, key)
         attempts, tries, landed = 0, 1, False
@@ -249,8 +255,15 @@ class Outgoing:
             if pace.paced and not await pace.take(deadline):
                 return Delivered(attempts, may_have_landed=landed)
             error: ProviderUnavailable
+            if not slots.try_acquire(account_id):
+                waited = deadline - timer.monotonic()
+                try:
+                    async with asyncio.timeout(max(waited, 0.0)):
+                        await slots.acquire(account_id)
+                except TimeoutError:  # no slot before the deadline: handed back unsent
+                    return Delivered(attempts, may_have_landed=landed)
             try:
-                async with slots:
+                try:
                     remaining = deadline - timer.monotonic()
                     if remaining <= 0:
                         return Delivered(attempts, may_have_landed=landed)
@@ -270,6 +283,8 @@ class Outgoing:
                         return Delivered(
                             attempts, await provider.send_batch(items, batch_key=batch_key)
                         )
+                finally:
+                    slots.release(account_id)
             except TimeoutError:
                 error = ProviderUnavailable(NO_ANSWER)
             except ProviderRejected as e:

@@ -12,6 +12,7 @@ from leadmail.services.lead_imports import LeadImportService
 from leadmail.services.lead_timeline import LeadTimeline
 from leadmail.services.leads import LeadService
 from leadmail.services.messages import MessageService
+from leadmail.services.operations import Operations
 from leadmail.services.privacy import Privacy
 from leadmail.services.provider_events import ProviderEventService
 from leadmail.services.quotas import SendQuota
@@ -52,3 +53,4 @@ class Services:
     lead_timeline: LeadTimeline  # what happened to one lead
     health: Health  # /ready: storage reachable, migrations applied, start-up done
     quota: SendQuota  # each account's daily send quota (every path that sends asks it)
+    operations: Operations  # what GET /metrics reads from the storage

@@ -35,22 +35,23 @@ class FileTemplateCatalog(TemplateCatalog):
         sources: list[TemplateSource] = []
         first_file: dict[str, str] = {}
         for entry in entries:
-            source = TemplateSource.parse(_read(entry), origin=entry.name)
+            # A file of a folder given (LEADMAIL_TEMPLATES_DIR) is named by its path, which
+            # the person fixing it can open; a packaged one by its name.
+            origin = entry.name if self._directory is None else str(entry)
+            source = TemplateSource.parse(_read(entry, origin), origin=origin)
             earlier = first_file.setdefault(source.template_id, entry.name)
             if earlier != entry.name:
                 raise InvalidTemplate(
-                    f"{entry.name}: id {source.template_id!r} is already used by {earlier}"
+                    f"{origin}: id {source.template_id!r} is already used by {earlier}"
                 )
             sources.append(source)
         return sources
 
 
-def _read(entry: Traversable) -> str:
+def _read(entry: Traversable, origin: str) -> str:
     try:
         return entry.read_bytes().decode("utf-8")
     except UnicodeDecodeError as e:
-        raise InvalidTemplate(
-            f"{entry.name}: is not UTF-8 text ({e.reason} at byte {e.start})"
-        ) from e
+        raise InvalidTemplate(f"{origin}: is not UTF-8 text ({e.reason} at byte {e.start})") from e
     except OSError as e:
-        raise InvalidTemplate(f"{entry.name}: cannot be read ({e.strerror or e})") from e
+        raise InvalidTemplate(f"{origin}: cannot be read ({e.strerror or e})") from e

@@ -17,6 +17,7 @@ from piccolo.querystring import QueryString
 
 from leadmail.adapters.db.connect import engine_for_url
 from leadmail.adapters.db.errors import translate_errors
+from leadmail.adapters.db.opening import postgres_refusal, sqlite_problem
 from leadmail.adapters.db.pool import FairPool, light_reset
 from leadmail.adapters.db.statements import Row, Statement
 from leadmail.adapters.db.tables import Tables, build_tables
@@ -37,6 +38,9 @@ class Database:
     kind: Literal["sqlite", "postgres"]
     pool_min: int = 2
     pool_max: int = 10
+    # False: a SQLite file that is not there is StorageMisconfigured, not a new empty
+    # database (commands that only read).
+    create: bool = True
     tables: Tables = field(init=False)
     _pool: FairPool | None = field(init=False, default=None)
     _write_lock: asyncio.Lock | None = field(init=False, default=None)
@@ -55,6 +59,7 @@ class Database:
         pool_max: int = 10,
         connect_timeout: float = 5.0,
         command_timeout: float = 30.0,
+        create: bool = True,
     ) -> Database:
         engine = engine_for_url(
             url, connect_timeout=connect_timeout, command_timeout=command_timeout
@@ -62,23 +67,33 @@ class Database:
         kind: Literal["sqlite", "postgres"] = (
             "sqlite" if isinstance(engine, SQLiteEngine) else "postgres"
         )
-        return cls(engine=engine, kind=kind, pool_min=pool_min, pool_max=pool_max)
+        return cls(engine=engine, kind=kind, pool_min=pool_min, pool_max=pool_max, create=create)
 
     async def start(self) -> None:
+        """Connected (Postgres: the pool's first connections). A database that cannot be
+        opened raises StorageMisconfigured or StorageUnavailable naming it (opening.py)."""
+        if isinstance(self.engine, PostgresEngine):
+            with translate_errors():  # (what postgres_refusal does not word)
+                try:
+                    raw = await asyncpg.create_pool(
+                        **self.engine.config,
+                        min_size=self.pool_min,
+                        max_size=self.pool_max,
+                        reset=light_reset,
+                    )
+                except (TimeoutError, OSError, asyncpg.PostgresError) as e:
+                    raise postgres_refusal(e, self.engine.config["dsn"]) from e
+            self._pool = FairPool(raw, self.pool_max)
+            # Piccolo's queries and transactions take their connections from it too.
+            self.engine.pool = self._pool
+            return
+        assert isinstance(self.engine, SQLiteEngine)
+        problem = sqlite_problem(self.engine.path, create=self.create)
+        if problem is not None:  # before SQLite is asked: it would make the file, or fail
+            raise problem
         with translate_errors():
-            if isinstance(self.engine, PostgresEngine):
-                raw = await asyncpg.create_pool(
-                    **self.engine.config,
-                    min_size=self.pool_min,
-                    max_size=self.pool_max,
-                    reset=light_reset,
-                )
-                self._pool = FairPool(raw, self.pool_max)
-                # Piccolo's queries and transactions take their connections from it too.
-                self.engine.pool = self._pool
-            else:
-                # WAL lets readers proceed while one writer writes; it persists in the file.
-                await self.engine.run_ddl("PRAGMA journal_mode=WAL")
+            # WAL lets readers proceed while one writer writes; it persists in the file.
+            await self.engine.run_ddl("PRAGMA journal_mode=WAL")
 
     async def close(self) -> None:
         if isinstance(self.engine, PostgresEngine) and self._pool is not None:

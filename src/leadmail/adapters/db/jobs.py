@@ -14,6 +14,7 @@ import structlog
 
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.errors import translate_errors
+from leadmail.adapters.db.statements import plain_statement
 from leadmail.ports.jobs import JobHandler, JobQueue
 
 if TYPE_CHECKING:  # pgqueuer is imported when a job is first queued or run, not by every command
@@ -27,6 +28,9 @@ log = structlog.get_logger("leadmail.jobs")
 STOP_WAIT_S = 2.0
 RESTART_AFTER_S = 5.0  # after the worker lost its connection
 JOB_CONCURRENCY = 8  # jobs a process runs at once: imports, and one per campaign it sends
+
+
+_QUEUED = plain_statement("SELECT count(*) AS queued FROM pgqueuer WHERE status = 'queued'")
 
 
 class PgQueuerJobQueue(JobQueue):
@@ -67,6 +71,10 @@ class PgQueuerJobQueue(JobQueue):
                 await _enqueue(_queries(connection), kind, payload, delay)
             finally:
                 await connection.close()
+
+    async def queued_count(self) -> int:
+        row = await self._database.fetchrow(_QUEUED)  # (an index holds the queued ones)
+        return 0 if row is None else int(row["queued"])
 
     async def start(self) -> None:
         self._stopping.clear()

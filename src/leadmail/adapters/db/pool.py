@@ -15,6 +15,7 @@ from collections.abc import Generator
 from typing import Any
 
 import asyncpg
+from prometheus_client import Gauge
 
 from leadmail.adapters.db.errors import translate_errors
 
@@ -59,6 +60,15 @@ class FifoGate:
     acquire = __aenter__
 
 
+# Connections lent out (a query running, or held by a transaction), every pool of the
+# process; with several processes, their sum (GET /metrics).
+IN_USE = Gauge(
+    "leadmail_db_pool_connections_in_use",
+    "Postgres connections of the pools in use",
+    multiprocess_mode="livesum",
+)
+
+
 class FairPool:
     """An asyncpg pool behind a FifoGate of its size, through asyncpg's public Pool API.
 
@@ -83,24 +93,37 @@ class FairPool:
             if id(connection) in self._held:  # a second release must not free a place
                 self._held.discard(id(connection))
                 self._gate.release()
+                IN_USE.dec()
 
     # The three query methods translate driver errors (errors.py) as they run.
 
     async def execute(self, query: str, *args: object) -> str:
         with translate_errors():
             async with self._gate:
-                result: str = await self._raw.execute(query, *args)
+                IN_USE.inc()
+                try:
+                    result: str = await self._raw.execute(query, *args)
+                finally:
+                    IN_USE.dec()
                 return result
 
     async def fetchrow(self, query: str, *args: object) -> asyncpg.Record | None:
         with translate_errors():
             async with self._gate:
-                return await self._raw.fetchrow(query, *args)
+                IN_USE.inc()
+                try:
+                    return await self._raw.fetchrow(query, *args)
+                finally:
+                    IN_USE.dec()
 
     async def fetch(self, query: str, *args: object) -> list[asyncpg.Record]:
         with translate_errors():
             async with self._gate:
-                rows: list[asyncpg.Record] = await self._raw.fetch(query, *args)
+                IN_USE.inc()
+                try:
+                    rows: list[asyncpg.Record] = await self._raw.fetch(query, *args)
+                finally:
+                    IN_USE.dec()
                 return rows
 
     async def close(self) -> None:
@@ -114,6 +137,7 @@ class FairPool:
             self._gate.release()
             raise
         self._held.add(id(connection))
+        IN_USE.inc()
         return connection
 
 

@@ -22,6 +22,7 @@ from leadmail.adapters.http.lead_actions import LeadActionController
 from leadmail.adapters.http.lead_files import LeadFileController
 from leadmail.adapters.http.leads import LeadController
 from leadmail.adapters.http.messages import MessageController
+from leadmail.adapters.http.metrics import METRICS, metrics_routes
 from leadmail.adapters.http.openapi import DOCUMENT, finish, openapi_config
 from leadmail.adapters.http.privacy import PrivacyController
 from leadmail.adapters.http.query_names import QueryNames
@@ -62,17 +63,20 @@ def build_app(
     webhooks: Mapping[str, Verifier] | None = None,
     key_budget: RequestLimiter | None = None,
     client_budget: RequestLimiter | None = None,
+    metrics_token: str = "",
 ) -> Litestar:
     """``sender_required``: no default sender is configured (the document then says a
     send must name its ``from``). ``providers``: every name a message's ``provider`` can
     hold (the document lists them; none: any text). ``webhooks``: the providers whose
     webhooks are taken, with the check of each one's proof (webhook_verifiers).
     ``key_budget``, ``client_budget``: requests a minute per API key, and per client
-    address on the unsubscribe pages (None: no limit; budgets.py)."""
+    address on the unsubscribe pages (None: no limit; budgets.py). ``metrics_token``: what
+    GET /metrics asks for (empty: nothing)."""
     # The providers' webhooks carry their own proof instead of a key, and unsubscribe
     # links their signed token (people and mail clients follow them, with no key).
-    # /health and /ready are asked by load balancers and orchestrators, with no key.
-    unkeyed = (DOCUMENT, WEBHOOKS, UNSUBSCRIBE, HEALTH, READY)
+    # /health and /ready are asked by load balancers and orchestrators, /metrics by a
+    # scraper (its own token, when set), with no key.
+    unkeyed = (DOCUMENT, WEBHOOKS, UNSUBSCRIBE, HEALTH, READY, METRICS)
     authenticate = BearerKeyAuth(services.keys, exclude_prefixes=unkeyed)
     query_names = QueryNames()
     health = services.health
@@ -119,6 +123,7 @@ def build_app(
             *webhook_routes(services.provider_events, webhooks or {}),
             *unsubscribe_routes(services.unsubscribes),
             *health_routes(services.health),
+            *metrics_routes(services.operations, metrics_token),
         ],
         before_request=before_request,
         exception_handlers=EXCEPTION_HANDLERS,

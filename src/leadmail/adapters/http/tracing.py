@@ -1,4 +1,4 @@
-"""Request ids and the one log line per request.
+"""Request ids, the one log line per request, and its figures for GET /metrics.
 
 This wraps the whole Litestar app, not one route, so requests that match no route (404),
 use the wrong method (405) or fail before routing are logged and carry an id too.
@@ -24,6 +24,7 @@ from litestar.types import (
     Send,
 )
 
+from leadmail.adapters.http.request_metrics import record_request
 from leadmail.logs import RequestLog, request_id_var
 
 REQUEST_ID_HEADER = b"x-request-id"
@@ -92,12 +93,15 @@ class TracedLitestar(Litestar):
             await super().__call__(scope, receive, send_with_id)
         finally:
             user = http.get("user")
+            route = http.get("path_template") or "<unmatched>"
+            seconds = time.perf_counter() - started
             access_log.info(
                 "request",
                 account_id=getattr(user, "account_id", None),
                 method=http["method"],
-                route=http.get("path_template") or "<unmatched>",
+                route=route,
                 status=status,
-                duration_ms=round((time.perf_counter() - started) * 1000, 2),
+                duration_ms=round(seconds * 1000, 2),
             )
+            record_request(route, http["method"], status, seconds)
             request_id_var.reset(token)

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 import redis.asyncio
 from limits.aio.storage import RedisStorage
 from limits.errors import StorageError
-from redis.exceptions import RedisError
+from redis.exceptions import AuthenticationError, RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from leadmail.adapters.limits.lanes import LaneLimiter
 from leadmail.adapters.limits.requests import LimitsRequestLimiter
 from leadmail.adapters.limits.storage import LimitsCounts
-from leadmail.ports.rate_limits import Holds
+from leadmail.config import ConfigError
+from leadmail.ports.rate_limits import Holds, LimiterUnavailable
 
+REDIS_PORT = 6379
 REDIS_TIMEOUT_S = 5.0  # connecting, each command, and waiting for a free connection
 # Connections to Redis per process: a call waits for a free one rather than opening one
 # per waiting task (an unlimited lane's acquire() is one round trip, for the hold).
@@ -54,6 +58,45 @@ def _storage(
         key_prefix=prefix,
         connection_pool=pool,  # type: ignore[arg-type]
     )
+
+
+async def reach(redis_url: str) -> None:
+    """A start-up check of the Redis at ``redis_url``: LimiterUnavailable when it does not
+    answer (an outage: retry later), ConfigError naming LEADMAIL_REDIS_URL when it answers
+    and refuses (a password, a database number). Neither repeats the URL (it may hold a
+    password): the server is named by host and port."""
+    parts = urlsplit(redis_url)
+    server = f"{parts.hostname or 'localhost'}:{parts.port or REDIS_PORT}"
+    client = redis.asyncio.Redis.from_url(
+        redis_url, socket_connect_timeout=REDIS_TIMEOUT_S, socket_timeout=REDIS_TIMEOUT_S
+    )
+    try:
+        await client.ping()  # type: ignore[misc]  # (typed for the sync client too)
+    except (AuthenticationError, ResponseError) as e:
+        raise ConfigError(
+            f"LEADMAIL_REDIS_URL: Redis at {server} refused the connection: {_first_line(e)}"
+        ) from e
+    except (*_ERRORS, TimeoutError) as e:
+        raise LimiterUnavailable(f"Redis at {server} cannot be reached: {_reason(e)}") from e
+    finally:
+        await client.aclose()
+
+
+def _reason(error: BaseException) -> str:
+    cause: BaseException | None = error
+    while cause is not None:  # redis-py wraps the socket's error in its own
+        if isinstance(cause, TimeoutError | RedisTimeoutError):
+            return "no answer in time"
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror.lower()
+        cause = cause.__cause__ or cause.__context__
+    return _first_line(error)
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
 def redis_limiter(redis_url: str, rates: Mapping[str, float], key_prefix: str) -> LaneLimiter:

@@ -60,6 +60,9 @@ class InProcessJobQueue(JobQueue):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
+    async def queued_count(self) -> int:
+        return len(self._waiting) + len(self._timers)
+
     def waiting(self) -> list[tuple[str, str, datetime | None]]:
         """The jobs queued before ``start`` (kind, payload, run_at), in order (for tests)."""
         return list(self._waiting)
