@@ -19,7 +19,18 @@ REQUEST_SECONDS = Histogram(
 )
 
 
+# Each (route, method, status)'s two series, found once: labels() costs twice the
+# counting itself (bench/README.md, issue 28). Routes are templates, so this stays small.
+_SERIES: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+
+
 def record_request(route: str, method: str, status: int, seconds: float) -> None:
     """One request answered (tracing.py calls it for every request, as it logs it)."""
-    REQUESTS.labels(route, method, str(status)).inc()
-    REQUEST_SECONDS.labels(route, method).observe(seconds)
+    series = _SERIES.get((route, method, status))
+    if series is None:
+        series = _SERIES[(route, method, status)] = (
+            REQUESTS.labels(route, method, str(status)),
+            REQUEST_SECONDS.labels(route, method),
+        )
+    series[0].inc()
+    series[1].observe(seconds)
