@@ -13,7 +13,7 @@ from typing import TypeVar
 import msgspec
 import structlog
 
-from leadmail.adapters.http.connections import ConnectionLimits, connection_protocol
+from leadmail.adapters.http.connections import connection_protocol
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.bootstrap import DEMO_ACCOUNT, Adapters, create_app, ensure_demo_key, wire
 from leadmail.cli import accounts, campaigns, leads, worker
@@ -111,7 +111,12 @@ def _with_services(
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
-    from leadmail.cli.serving import GRACEFUL_S, graceful_server, serve_processes
+    from leadmail.cli.serving import (
+        GRACEFUL_S,
+        connection_limits,
+        graceful_server,
+        serve_processes,
+    )
 
     host = args.host or settings.host
     port = args.port or settings.port
@@ -148,16 +153,11 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         yield
 
     app = create_app(settings, on_ready=on_ready, run_jobs=not args.no_worker)
-    limits = ConnectionLimits(
-        max_connections=settings.max_connections,
-        header_timeout=settings.header_timeout_seconds,
-        body_idle=settings.body_idle_seconds,
-    )
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
-        http=connection_protocol(limits),
+        http=connection_protocol(connection_limits(settings)),
         log_config=None,
         access_log=False,
         server_header=False,
