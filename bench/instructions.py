@@ -161,7 +161,7 @@ async def _child(which: str) -> None:
         module, name = target.split(":")
         app: Any = getattr(importlib.import_module(module), name)
     else:
-        from leadmail.bootstrap import create_app
+        from leadmail.application import create_app
         from leadmail.config import Settings
         from leadmail.logs import configure_logging
 

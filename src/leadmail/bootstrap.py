@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +32,7 @@ from leadmail.adapters.db.privacy import PiccoloPersonalData
 from leadmail.adapters.db.quotas import PiccoloQuotaRepository
 from leadmail.adapters.db.rate_limits import PostgresLimitStorage
 from leadmail.adapters.db.readiness import DatabaseReadiness
+from leadmail.adapters.db.retention import PiccoloRetentionStore
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.suppressions import PiccoloSuppressionRepository
 from leadmail.adapters.db.templates import (
@@ -44,7 +43,6 @@ from leadmail.adapters.limits.factory import rate_limiter_for
 from leadmail.adapters.limits.requests import request_limiter_from
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.metrics import MeteredEmailProvider
-from leadmail.adapters.mail.providers import PROVIDER_NAMES
 from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepository
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
@@ -60,16 +58,16 @@ from leadmail.adapters.memory.message_events import MemoryMessageEventRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.privacy import MemoryPersonalData
 from leadmail.adapters.memory.quotas import MemoryQuotaRepository
+from leadmail.adapters.memory.retention import MemoryRetentionStore
 from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
-from leadmail.background import running_jobs
 from leadmail.campaign_wiring import campaign_runner
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.delivery import RetryPolicy
 from leadmail.domain.email import SenderPolicy
-from leadmail.logs import logs_written
+from leadmail.domain.retention import RetentionPolicy
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.installation_secrets import InstallationSecrets
@@ -85,6 +83,7 @@ from leadmail.ports.privacy import PersonalDataRepository
 from leadmail.ports.quotas import QuotaRepository
 from leadmail.ports.rate_limits import RateLimiter
 from leadmail.ports.request_limits import RequestLimiter
+from leadmail.ports.retention import RetentionStore
 from leadmail.ports.sender_domains import SenderDomainRepository
 from leadmail.ports.suppressions import SuppressionRepository
 from leadmail.ports.templates import (
@@ -110,6 +109,7 @@ from leadmail.services.privacy import Privacy
 from leadmail.services.provider_events import ProviderEventService
 from leadmail.services.quotas import SendQuota
 from leadmail.services.registry import Services
+from leadmail.services.retention import RETENTION_JOB, Retention
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
@@ -122,7 +122,7 @@ from leadmail.services.templates import TemplateService
 from leadmail.services.unsubscribes import Unsubscribes
 
 if TYPE_CHECKING:  # the web framework is imported by the commands that serve, not by all
-    from litestar import Litestar
+    pass
 
 DEMO_ACCOUNT = "demo"
 log = structlog.get_logger("leadmail")
@@ -149,6 +149,7 @@ class Adapters:
     personal_data: PersonalDataRepository  # every record naming an address (GDPR)
     lead_events: LeadEventRepository  # a lead's changes that leave no other trace
     lead_actions: LeadActionRepository  # bulk actions on segments
+    retention: RetentionStore  # what is kept for a while, removed once its time is past
     database: Database | None = None
     quotas: QuotaRepository = field(default_factory=MemoryQuotaRepository)  # daily sends
     # The unsubscribe links' key when LEADMAIL_SECRET_KEY is not set.
@@ -167,6 +168,8 @@ class Adapters:
         recipients = MemoryRecipientRepository(leads, campaigns)
         lead_events = MemoryLeadEventRepository(leads)
         imports = MemoryLeadImportRepository(leads, lead_events)
+        claims = MemoryIdempotencyStore()
+        lead_actions = MemoryLeadActionRepository(leads, lead_events)
         return cls(
             leads=leads,
             keys=MemoryApiKeyStore(),
@@ -174,7 +177,7 @@ class Adapters:
             templates=MemoryTemplateRepository(),
             account_templates=MemoryAccountTemplateRepository(),
             messages=messages,
-            claims=MemoryIdempotencyStore(),
+            claims=claims,
             catalog=FileTemplateCatalog(None),
             imports=imports,
             jobs=InProcessJobQueue(),
@@ -188,7 +191,10 @@ class Adapters:
                 leads, messages, events, campaigns, recipients, imports, suppressions
             ),
             lead_events=lead_events,
-            lead_actions=MemoryLeadActionRepository(leads, lead_events),
+            lead_actions=lead_actions,
+            retention=MemoryRetentionStore(
+                claims, messages, events, recipients, imports, lead_actions
+            ),
         )
 
     @classmethod
@@ -236,6 +242,7 @@ class Adapters:
             personal_data=PiccoloPersonalData(database),
             lead_events=PiccoloLeadEventRepository(database),
             lead_actions=PiccoloLeadActionRepository(database),
+            retention=PiccoloRetentionStore(database),
             database=database,
             quotas=PiccoloQuotaRepository(database),
             secrets=PiccoloInstallationSecrets(database),
@@ -336,6 +343,9 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
     adapters.jobs.handle(CAMPAIGN_JOB, runner.run_job)
     adapters.jobs.handle(QUOTA_RESUME_JOB, campaigns.resume_after_quota)
     send_template = SendTemplateEmail(addressing, templates, outbox, unsubscribes)
+    retention = Retention(adapters.retention, RetentionPolicy(settings.retention_days), clock)
+    # The scheduled purge: by one worker of all those on the database, at each time.
+    adapters.jobs.schedule(RETENTION_JOB, settings.retention_schedule, retention.run_job)
     return Services(
         leads=LeadService(adapters.leads, adapters.lead_events, clock),
         keys=ApiKeyService(adapters.keys, clock),
@@ -368,6 +378,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         health=Health(None if adapters.database is None else DatabaseReadiness(adapters.database)),
         quota=quota,
         operations=Operations(adapters.campaigns, adapters.recipients, adapters.jobs),
+        retention=retention,
     )
 
 
@@ -376,103 +387,3 @@ async def ensure_demo_key(services: Services) -> CreatedKey | None:
     if await services.keys.any_key_exists():
         return None
     return await services.keys.create(DEMO_ACCOUNT, "created on first start")
-
-
-@contextlib.asynccontextmanager
-async def start_when_ready(
-    health: Health, started: Callable[[], contextlib.AbstractAsyncContextManager[None]]
-) -> AsyncIterator[None]:
-    """Yields at once; in the background, waits until the storage is ready, then enters
-    ``started`` and stays in it until the exit (which leaves it, or stops the waiting)."""
-    stopping = asyncio.Event()
-
-    async def start() -> None:
-        await health.wait_for_storage()
-        try:
-            async with started():
-                log.info("database_ready")
-                await stopping.wait()
-        except Exception:
-            log.exception("start_up_failed")  # /ready stays 503 and says "starting"
-            raise
-
-    task = asyncio.create_task(start())
-    try:
-        yield
-    finally:
-        if health.started:
-            stopping.set()
-        else:
-            task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task  # (a failure was logged when it happened)
-
-
-def create_app(
-    settings: Settings,
-    adapters: Adapters | None = None,
-    *,
-    on_ready: Callable[[Services], contextlib.AbstractAsyncContextManager[None]] | None = None,
-    run_jobs: bool = True,
-) -> Litestar:
-    """The whole service as one ASGI app; adapters open in its lifespan (``run_jobs``: a worker)."""
-    from leadmail.adapters.http.app import build_app
-    from leadmail.adapters.http.webhooks.routes import webhook_verifiers
-
-    adapters = adapters if adapters is not None else Adapters.from_settings(settings, serving=True)
-    services = wire(adapters, settings)
-
-    @contextlib.asynccontextmanager
-    async def started() -> AsyncIterator[None]:
-        """The start-up work, on a database whose migrations are applied; the API is
-        served from then on."""
-        count = await services.templates.sync()
-        log.info("templates_synced", templates=count)
-        # The links' key made (and kept) on the first start, not by the first send.
-        await services.unsubscribes.ready()
-        if adapters.provider.name == "console":
-            log.warning(
-                "console_email_provider",
-                detail="LEADMAIL_EMAIL_PROVIDER is console: emails are logged, NOT delivered",
-            )
-        shared = adapters.database is not None and adapters.database.kind == "postgres"
-        jobs = running_jobs(adapters.jobs, services, shared=shared) if run_jobs else None
-        ready = on_ready(services) if on_ready else contextlib.nullcontext()
-        async with jobs or contextlib.nullcontext(), ready:
-            services.health.mark_started()
-            yield
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_: Litestar) -> AsyncIterator[None]:
-        async with adapters.opened(apply_migrations=settings.migrate_on_start):
-            health = services.health
-            waiting = None if settings.migrate_on_start else await health.storage_not_ready()
-            if waiting is None:
-                async with started():
-                    yield
-            else:
-                # LEADMAIL_MIGRATE_ON_START=false on a database lacking migrations: serve
-                # /health and /ready (503) at once, and start once `leadmail migrate` ran.
-                log.warning("waiting_for_database", reason=waiting)
-                async with start_when_ready(health, started):
-                    yield
-
-    return build_app(
-        services,
-        key_budget=adapters.key_budget,
-        client_budget=adapters.client_budget,
-        metrics_token=settings.metrics_token,
-        version=version("leadmail"),
-        max_body_bytes=settings.max_body_bytes,
-        import_max_bytes=settings.import_max_bytes,
-        sender_required=not settings.email_default_from,
-        # Stored messages name the provider that took them: any known one, or this one.
-        providers=sorted({*PROVIDER_NAMES, adapters.provider.name}),
-        lifespan=[logs_written, lifespan],
-        webhooks=webhook_verifiers(
-            resend_secret=settings.resend_webhook_secret,
-            sendgrid_public_key=settings.sendgrid_webhook_public_key,
-            mailgun_signing_key=settings.mailgun_webhook_signing_key,
-            postmark_auth=settings.postmark_webhook_auth,
-        ),
-    )

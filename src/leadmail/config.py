@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Literal
 
 import msgspec
+from croniter import croniter
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
@@ -26,12 +27,14 @@ from leadmail.adapters.mail.providers import (
 from leadmail.domain.email import parse_sender
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.pacing import MAX_WINDOW_SECONDS, EmailPacing, windows_for
+from leadmail.domain.retention import DEFAULT_RETENTION_DAYS
 from leadmail.domain.unsubscribe import MIN_KEY_BYTES
 from leadmail.services.outgoing import DEFAULT_CONCURRENCY
 
 LogFormat = Literal["json", "console"]
 
 DEFAULT_DATABASE_URL = "sqlite:///./leadmail.db"
+DEFAULT_RETENTION_SCHEDULE = "17 * * * *"  # hourly, at minute 17 (UTC)
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -89,6 +92,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # and code that builds the app itself; `serve` and `worker` on Postgres require one).
     secret_key: str = ""
     public_url: str = ""  # the base of public links; empty: where `serve` listens
+    # Messages (with their events) and import error rows are kept this many days; 0: kept.
+    retention_days: int = DEFAULT_RETENTION_DAYS
+    # When the purge runs (cron, UTC; a sixth field is seconds): hourly, at minute 17.
+    retention_schedule: str = DEFAULT_RETENTION_SCHEDULE
 
     def __repr__(self) -> str:
         # Settings reach logs and tracebacks: never with the provider key or the DSN.
@@ -290,9 +297,21 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
             templates_dir=text("TEMPLATES_DIR", ""),
             key_cache_seconds=number("KEY_CACHE_SECONDS", 300.0, float, zero=True),
+            retention_days=int(number("RETENTION_DAYS", DEFAULT_RETENTION_DAYS, int, zero=True)),
+            retention_schedule=_schedule(text("RETENTION_SCHEDULE", DEFAULT_RETENTION_SCHEDULE)),
             **_webhook_settings(text),
             **_link_settings(text),
         )
+
+
+def _schedule(expression: str) -> str:
+    """LEADMAIL_RETENTION_SCHEDULE: a cron expression (5 fields, or 6 with seconds)."""
+    if len(expression.split()) not in (5, 6) or not croniter.is_valid(expression):
+        raise ConfigError(
+            "LEADMAIL_RETENTION_SCHEDULE must be a cron expression of 5 fields (minute hour"
+            f" day month weekday, UTC) or 6 (then seconds), e.g. '17 * * * *', got {expression!r}"
+        )
+    return expression
 
 
 def _default_sender(raw: str) -> str:

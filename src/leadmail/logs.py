@@ -204,6 +204,8 @@ class RequestLog:
 CORE_FIELDS = (
     "campaign_id batch_id recipients retried reason error_type error lane seconds"
     " account_id digest leads messages events campaign_recipients import_errors suppressions"
+    " idempotency_claims message_events recipients_unlinked job_log import_files"
+    " action_members batches longest_batch_ms took_s"
 )
 
 

@@ -16,7 +16,8 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from leadmail.adapters.memory.mail import RecordingEmailProvider
-from leadmail.bootstrap import Adapters, create_app, wire
+from leadmail.application import create_app
+from leadmail.bootstrap import Adapters, wire
 from leadmail.config import Settings
 from leadmail.domain.leads import Lead, new_lead_id
 from leadmail.domain.pacing import email_lane

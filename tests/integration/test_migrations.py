@@ -111,6 +111,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_27t16_05_34_701009_daily_quotas as daily_quotas,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_27t19_00_00_000000_retention_indexes as retention_indexes,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -154,6 +157,8 @@ ACTION_MIGRATIONS = [lead_actions.ID]
 PROVIDER_ID_MIGRATIONS = [provider_id_text.ID]
 # Daily send quotas (issue 28).
 QUOTA_MIGRATIONS = [daily_quotas.ID]
+# What a purge finds its rows by (issue 28): claims by age, recipients by message.
+RETENTION_MIGRATIONS = [retention_indexes.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -178,6 +183,7 @@ MAIL_MIGRATIONS = sorted(
         *ACTION_MIGRATIONS,
         *PROVIDER_ID_MIGRATIONS,
         *QUOTA_MIGRATIONS,
+        *RETENTION_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -202,6 +208,7 @@ RENAME_MIGRATIONS = sorted(
         *ACTION_MIGRATIONS,
         *PROVIDER_ID_MIGRATIONS,
         *QUOTA_MIGRATIONS,
+        *RETENTION_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -767,4 +774,17 @@ async def test_daily_quotas_migrate_forwards_and_back(empty: EmptyDatabase) -> N
 
     assert "account_sends" not in (await empty.schema()).tables
     assert await migrate(empty.database) == applied_from(QUOTA_MIGRATIONS[0])
+    await assert_usable(empty.database)
+
+
+async def test_retention_indexes_migrate_forwards_and_back(empty: EmptyDatabase) -> None:
+    await migrate(empty.database)
+    indexes = set((await empty.schema()).indexes)
+    assert {"idempotency_keys_created", "campaign_recipients_message"} <= indexes
+
+    await rollback_all(empty.database, down_to=RETENTION_MIGRATIONS[0])
+
+    indexes = set((await empty.schema()).indexes)
+    assert not {"idempotency_keys_created", "campaign_recipients_message"} & indexes
+    assert await migrate(empty.database) == applied_from(RETENTION_MIGRATIONS[0])
     await assert_usable(empty.database)

@@ -1,5 +1,5 @@
 """On Postgres (pgqueuer), a job queued with a ``run_at`` ahead is not taken before then,
-and is taken once it comes."""
+and is taken once it comes; a schedule's times are each run once among the workers."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.jobs import PgQueuerJobQueue
 from leadmail.adapters.db.migrate import migrate
+from leadmail.ports.jobs import JobHandler
 from tests.postgres import fresh_database
 
 pytestmark = pytest.mark.postgres
@@ -46,3 +47,35 @@ async def test_a_job_is_run_at_its_time_not_before(database: Database) -> None:
 
     assert [payload for payload, _ in ran] == ["now", "later"]
     assert ran[1][1] >= asked + timedelta(seconds=2) - timedelta(milliseconds=50)
+
+
+async def test_a_schedule_runs_on_one_of_two_workers_at_each_of_its_times(
+    database: Database,
+) -> None:
+    """pgqueuer's scheduler: two workers on one database, a schedule every second; each
+    time is run once, by whichever worker takes it (never by both)."""
+    runs: list[tuple[str, datetime]] = []
+
+    def handler_of(worker: str) -> JobHandler:
+        async def handler(payload: str) -> None:
+            assert payload == ""
+            runs.append((worker, datetime.now(UTC)))
+            await asyncio.sleep(0.2)  # both would run it at once if both took it
+
+        return handler
+
+    queues = [PgQueuerJobQueue(database) for _ in range(2)]
+    for name, queue in zip(("a", "b"), queues, strict=True):
+        queue.schedule("test_schedule", "* * * * * *", handler_of(name))
+    for queue in queues:
+        await queue.start()
+    try:
+        async with asyncio.timeout(30):
+            while len(runs) < 4:
+                await asyncio.sleep(0.05)
+    finally:
+        for queue in queues:
+            await queue.stop()
+
+    seconds = [at.replace(microsecond=0) for _, at in runs]
+    assert len(seconds) == len(set(seconds)), runs  # no second run twice

@@ -75,3 +75,50 @@ async def test_a_kind_without_a_handler_is_refused() -> None:
 
     with pytest.raises(LookupError, match="no handler"):
         await queue.enqueue("other", "x", run_at=datetime.now(UTC))
+
+
+async def test_a_schedule_runs_at_each_of_its_times_while_started() -> None:
+    queue = InProcessJobQueue()
+    runs: list[datetime] = []
+
+    async def handler(payload: str) -> None:
+        assert payload == ""
+        runs.append(datetime.now(UTC))
+
+    queue.schedule("purge", "* * * * * *", handler)  # every second
+    await queue.start()
+    try:
+        async with asyncio.timeout(10):
+            while len(runs) < 2:
+                await asyncio.sleep(0.02)
+    finally:
+        await queue.stop()
+    stopped_with = len(runs)
+
+    assert all(at.microsecond < 200_000 for at in runs)  # at its second, not later
+    assert (runs[1] - runs[0]).total_seconds() == pytest.approx(1.0, abs=0.2)
+    await asyncio.sleep(1.2)
+    assert len(runs) == stopped_with  # stopped: no more runs
+
+
+async def test_a_failing_scheduled_run_leaves_the_schedule_going() -> None:
+    queue = InProcessJobQueue()
+    tries: list[datetime] = []
+
+    async def handler(_: str) -> None:
+        tries.append(datetime.now(UTC))
+        raise RuntimeError("the database is away")
+
+    queue.schedule("purge", "* * * * * *", handler)
+    await queue.start()
+    try:
+        async with asyncio.timeout(10):
+            while len(tries) < 2:
+                await asyncio.sleep(0.02)
+    finally:
+        await queue.stop()
+
+
+def test_a_malformed_schedule_is_refused_when_given() -> None:
+    with pytest.raises(ValueError, match="5, 6 or 7 columns"):
+        InProcessJobQueue().schedule("purge", "every hour", lambda _: asyncio.sleep(0))

@@ -352,3 +352,33 @@ def test_what_the_provider_needs_is_required_only_by_the_commands_that_send(
     for command in ("serve", "worker"):
         with pytest.raises(ConfigError, match=variable):
             settings.require_for(command)
+
+
+def test_retention_defaults_to_90_days_purged_hourly() -> None:
+    settings = Settings.from_env({})
+
+    assert (settings.retention_days, settings.retention_schedule) == (90, "17 * * * *")
+
+
+@pytest.mark.parametrize(("raw", "days"), [("0", 0), ("30", 30), (" 365 ", 365)])
+def test_retention_days_are_read_and_0_keeps(raw: str, days: int) -> None:
+    assert Settings.from_env({"LEADMAIL_RETENTION_DAYS": raw}).retention_days == days
+
+
+@pytest.mark.parametrize("raw", ["-1", "ninety", "1.5", "inf"])
+def test_bad_retention_days_are_refused_naming_the_variable(raw: str) -> None:
+    with pytest.raises(ConfigError, match="LEADMAIL_RETENTION_DAYS"):
+        Settings.from_env({"LEADMAIL_RETENTION_DAYS": raw})
+
+
+@pytest.mark.parametrize("raw", ["0 3 * * *", "*/5 * * * *", "* * * * * */2"])
+def test_a_retention_schedule_is_a_cron_expression(raw: str) -> None:
+    assert Settings.from_env({"LEADMAIL_RETENTION_SCHEDULE": raw}).retention_schedule == raw
+
+
+@pytest.mark.parametrize("raw", ["hourly", "61 * * * *", "* * *", "* * * * * * 2026"])
+def test_a_malformed_retention_schedule_is_refused_with_an_example(raw: str) -> None:
+    with pytest.raises(
+        ConfigError, match=r"LEADMAIL_RETENTION_SCHEDULE .* e\.g\. '17 \* \* \* \*'"
+    ):
+        Settings.from_env({"LEADMAIL_RETENTION_SCHEDULE": raw})

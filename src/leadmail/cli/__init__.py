@@ -15,8 +15,9 @@ import structlog
 
 from leadmail.adapters.http.connections import connection_protocol
 from leadmail.adapters.http.timestamps import to_iso
-from leadmail.bootstrap import DEMO_ACCOUNT, Adapters, create_app, ensure_demo_key, wire
-from leadmail.cli import accounts, campaigns, leads, worker
+from leadmail.application import create_app
+from leadmail.bootstrap import DEMO_ACCOUNT, Adapters, ensure_demo_key, wire
+from leadmail.cli import accounts, campaigns, leads, purge, worker
 from leadmail.cli.failures import failure_of
 from leadmail.cli.hints import command_line
 from leadmail.collector import settle_collector
@@ -91,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     leads.add_commands(commands)
     worker.add_commands(commands)
     campaigns.add_commands(commands)
+    purge.add_commands(commands)
     return parser
 
 

@@ -24,7 +24,7 @@ from litestar import Litestar
 
 from leadmail.adapters.http.connections import ConnectionLimits, connection_protocol
 from leadmail.adapters.http.metrics import MULTIPROCESS_DIR
-from leadmail.bootstrap import create_app
+from leadmail.application import create_app
 from leadmail.collector import settle_collector
 from leadmail.config import Settings
 from leadmail.logs import configure_logging

@@ -4,7 +4,7 @@ its message log (to whom, in what state, from which template or campaign, and wh
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypeVar
@@ -29,7 +29,12 @@ STATUS_WINDOW = 5_000
 def message_addresses(message: Message) -> frozenset[str]:
     """The addresses a message went to, each as ``email_key`` has it (display names
     dropped, case folded): what the ``to`` filter finds it by."""
-    return frozenset(email_key(_address(formatted)) for formatted in message.to)
+    return addresses_of(message.to)
+
+
+def addresses_of(recipients: Iterable[str]) -> frozenset[str]:
+    """``message_addresses`` of the formatted recipients a message stores."""
+    return frozenset(email_key(_address(formatted)) for formatted in recipients)
 
 
 def _address(formatted: str) -> str:

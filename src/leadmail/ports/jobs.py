@@ -20,6 +20,13 @@ class JobQueue(Protocol):
         """Run ``handler`` for jobs of ``kind`` (before the worker starts)."""
         ...
 
+    def schedule(self, kind: str, expression: str, handler: JobHandler) -> None:
+        """Run ``handler`` (with an empty payload) at each time the cron ``expression``
+        names (UTC; a sixth field: seconds), by one worker of all those on the storage
+        (before the worker starts). A run still going when the next time comes is not
+        started twice by this worker."""
+        ...
+
     async def enqueue(self, kind: str, payload: str, *, run_at: datetime | None = None) -> None:
         """Queue one job; it runs once a worker is free, and not before ``run_at`` when
         given (a moment past: at once). A job of that kind and payload already waiting or

@@ -16,6 +16,7 @@ from leadmail.services.operations import Operations
 from leadmail.services.privacy import Privacy
 from leadmail.services.provider_events import ProviderEventService
 from leadmail.services.quotas import SendQuota
+from leadmail.services.retention import Retention
 from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.sender_domains import SenderDomainService
@@ -54,3 +55,4 @@ class Services:
     health: Health  # /ready: storage reachable, migrations applied, start-up done
     quota: SendQuota  # each account's daily send quota (every path that sends asks it)
     operations: Operations  # what GET /metrics reads from the storage
+    retention: Retention  # old claims, messages, logs and import files purged

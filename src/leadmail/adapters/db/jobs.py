@@ -19,7 +19,8 @@ from leadmail.ports.jobs import JobHandler, JobQueue
 
 if TYPE_CHECKING:  # pgqueuer is imported when a job is first queued or run, not by every command
     import asyncpg
-    from pgqueuer import Job, QueueManager
+    from pgqueuer import Job, PgQueuer
+    from pgqueuer.models import Schedule
     from pgqueuer.queries import Queries
 
 log = structlog.get_logger("leadmail.jobs")
@@ -50,12 +51,19 @@ class PgQueuerJobQueue(JobQueue):
         self._concurrency = concurrency
         self._heartbeat_timeout = heartbeat_timeout
         self._handlers: dict[str, JobHandler] = {}
-        self._manager: QueueManager | None = None
+        self._schedules: dict[str, tuple[str, JobHandler]] = {}
+        self._manager: PgQueuer | None = None
         self._worker: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
 
     def handle(self, kind: str, handler: JobHandler) -> None:
         self._handlers[kind] = handler
+
+    def schedule(self, kind: str, expression: str, handler: JobHandler) -> None:
+        """pgqueuer's scheduler: a row of pgqueuer_schedules per (kind, expression), taken
+        at its time by one worker of all those on the database. The expression this
+        process starts with replaces the kind's others (a changed setting)."""
+        self._schedules[kind] = (expression, handler)
 
     async def enqueue(self, kind: str, payload: str, *, run_at: datetime | None = None) -> None:
         # pgqueuer takes a delay from the database's now: ours is close enough to it.
@@ -93,14 +101,19 @@ class PgQueuerJobQueue(JobQueue):
         except Exception as e:  # the database is away: try again later
             log.warning("job_worker_cannot_connect", error_type=type(e).__name__)
             return
-        from pgqueuer import QueueManager
+        from pgqueuer import AsyncpgDriver, PgQueuer
 
-        manager = QueueManager(_queries(connection))
+        # One driver (its lock) for the queue's manager and the scheduler: one connection.
+        app = PgQueuer(AsyncpgDriver(connection))
         for kind, handler in self._handlers.items():
-            manager.entrypoint(kind)(_runner(handler))
-        self._manager = manager
+            app.entrypoint(kind)(_runner(handler))
+        for kind, (expression, handler) in self._schedules.items():
+            app.schedule(kind, expression, clean_old=True)(_scheduled(handler))
+        self._manager = app
+        # Without schedules, the queue's manager alone (the scheduler would poll for none).
+        run = app.run if self._schedules else app.qm.run
         try:
-            await manager.run(
+            await run(
                 batch_size=1,
                 max_concurrent_tasks=max(2, self._concurrency),
                 heartbeat_timeout=self._heartbeat_timeout,
@@ -141,6 +154,13 @@ async def _enqueue(queries: Queries, kind: str, payload: str, delay: timedelta |
         dedupe_key=f"{kind}:{payload}",
         on_conflict="skip",
     )
+
+
+def _scheduled(handler: JobHandler) -> Callable[[Schedule], Awaitable[None]]:
+    async def run(_: Schedule) -> None:
+        await handler("")
+
+    return run
 
 
 def _runner(handler: JobHandler) -> Callable[[Job], Awaitable[None]]:
