@@ -43,6 +43,7 @@ from bench.profile import render as render_profile
 from bench.profile import summarize
 from bench.report import render
 from bench.results import Collected, assemble, write_json
+from bench.retention import run_retention, with_retention
 from bench.scenarios import (
     ACTIONS_ID,
     BATCH_ID,
@@ -54,6 +55,7 @@ from bench.scenarios import (
     MESSAGE_LOG_ID,
     PGBENCH_ID,
     PGBENCH_TITLE,
+    RETENTION_ID,
     SCENARIOS,
     SEARCH_ID,
     SEGMENT_ID,
@@ -82,6 +84,7 @@ def run(opts: Options) -> dict[str, Any]:
     message_log: dict[str, Any] = {}
     search: dict[str, Any] = {}
     actions: dict[str, Any] = {}
+    retention: dict[str, Any] = {}
     campaigns: dict[str, Any] = {}
 
     local = urlsplit(opts.postgres_url).hostname in (None, "", "127.0.0.1", "localhost", "::1")
@@ -161,6 +164,8 @@ def run(opts: Options) -> dict[str, Any]:
         if opts.selected(LONG_ROWS_ID):  # after IM: its rows would slow the batches here
             l_key, _ = account_with_key(db_url, env, "bench-long-rows")
             long_rows = run_long_rows(servers["leadmail"], l_key, key, db_url)
+        if opts.selected(RETENTION_ID):  # a database of its own: the purge takes all old rows
+            retention = run_retention(opts.postgres_url, env)
         if chosen := [i for i in CAMPAIGN_IDS if opts.selected(i)]:  # a database each
             cpus = (opts.server_cpu, opts.load_cpu)
             campaigns = run_campaigns(
@@ -187,6 +192,7 @@ def run(opts: Options) -> dict[str, Any]:
     report = with_message_log(with_long_rows(report, long_rows), message_log)
     report = with_search(report, search)
     report = with_actions(report, actions)
+    report = with_retention(report, retention)
     return with_campaigns(report, campaigns)
 
 
