@@ -270,11 +270,8 @@ def run_retention(server_url: str, env: dict[str, str]) -> dict[str, Any]:
         report, took, probe_ms = asyncio.run(purge_with_probe(db_url, env))
         remaining = asyncio.run(left(db_url))
     ordered = sorted(probe_ms)
-    rows = sum(
-        v
-        for k, v in report.items()
-        if k not in ("batches", "longest_batch_ms", "recipients_unlinked")
-    )
+    not_rows = ("batches", "longest_batch_ms", "longest_batch_ms_of", "recipients_unlinked")
+    rows = sum(v for k, v in report.items() if k not in not_rows)
     found = {
         "id": RETENTION_ID,
         "title": RETENTION_TITLE,
@@ -286,6 +283,7 @@ def run_retention(server_url: str, env: dict[str, str]) -> dict[str, Any]:
         "ceiling_s": round(ceiling_s, 2),
         "over_ceiling": round(took / ceiling_s, 2),
         "longest_batch_ms": report["longest_batch_ms"],
+        "longest_batch_ms_of": report["longest_batch_ms_of"],
         "probe": {
             "updates": len(ordered),
             "p50_ms": round(statistics.median(ordered), 2),
@@ -297,7 +295,8 @@ def run_retention(server_url: str, env: dict[str, str]) -> dict[str, Any]:
     found["met"] = (
         report["messages"] == OLD
         and remaining["messages"] == NEW
-        and remaining["recipients_with_message_id"] == 0
+        and remaining["recipients_with_message_id"] == NEW // 2  # the newer messages'
+        and remaining["message_addresses"] == NEW
         and report["longest_batch_ms"] <= TARGET_BATCH_MS
     )
     log(

@@ -41,15 +41,19 @@ def test_negative_retention_days_are_refused() -> None:
         RetentionPolicy(-1)
 
 
-def test_a_batch_size_halves_when_slow_doubles_when_fast_within_its_bounds() -> None:
+def test_a_batch_size_aims_at_the_target_growing_by_half_at_most() -> None:
     size = BatchSize(current=400, least=50, most=1000)
 
-    assert size.after(BATCH_TARGET_S * 2) == 200
-    assert size.after(BATCH_TARGET_S * 0.5) == 200  # near the target: kept
-    assert size.after(BATCH_TARGET_S * 0.1) == 400
-    assert size.after(0.0) == 800
-    assert size.after(0.0) == 1000  # at most `most`
-    for _ in range(10):
+    assert size.after(BATCH_TARGET_S * 2) == 200  # twice too slow: half
+    assert size.after(BATCH_TARGET_S) == 200  # on target: kept
+    assert size.after(BATCH_TARGET_S / 1.25) == 250
+    assert size.after(0.0) == 375  # however quick: half again at most
+    assert size.after(BATCH_TARGET_S / 100) == 562
+    for _ in range(5):
+        size.after(0.0)
+    assert size.current == 1000  # at most `most`
+    assert size.after(BATCH_TARGET_S * 10) == 250  # far too slow: a quarter at most
+    for _ in range(5):
         size.after(1.0)
     assert size.current == 50  # at least `least`
 
@@ -59,11 +63,13 @@ def test_a_report_totals_rows_removed_not_recipients_kept() -> None:
     report.count(Purged.MESSAGES, 3)
     report.count(Purged.EVENTS, 2)
     report.count(Purged.UNLINKED, 3)
-    report.timed(0.01)
-    report.timed(0.03)
+    report.timed(Purged.MESSAGES, 0.01)
+    report.timed(Purged.MESSAGES, 0.03)
+    report.timed(Purged.CLAIMS, 0.02)
 
     assert report.total == 5
-    assert (report.batches, report.longest_batch_s) == (2, 0.03)
+    assert (report.batches, report.longest_batch_s) == (3, 0.03)
+    assert report.longest_of == {Purged.MESSAGES: 0.03, Purged.CLAIMS: 0.02}
 
 
 class Rig:
@@ -144,11 +150,11 @@ class CountingStore:
 
 
 async def test_fast_batches_grow_and_the_kind_ends_at_the_first_short_one() -> None:
-    store = CountingStore(rows=5_000)
+    store = CountingStore(rows=3_500)
 
     report = await Retention(store, RetentionPolicy(90), lambda: NOW).purge()
 
-    assert report.removed[Purged.CLAIMS] == 5_000
-    # In memory every batch is fast: each twice the last, the last one short.
-    assert store.asked == [500, 1_000, 2_000, 4_000]
+    assert report.removed[Purged.CLAIMS] == 3_500
+    # In memory every batch is fast: each half again the last, the last one short.
+    assert store.asked == [500, 750, 1_125, 1_687]
     assert report.batches == 4 + 4  # and one empty batch of each other kind

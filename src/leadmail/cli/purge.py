@@ -53,6 +53,9 @@ def _purge(settings: Settings, args: argparse.Namespace) -> int:
                     **{kind.value: n for kind, n in report.removed.items()},
                     "batches": report.batches,
                     "longest_batch_ms": round(report.longest_batch_s * 1000, 1),
+                    "longest_batch_ms_of": {
+                        kind.value: round(s * 1000, 1) for kind, s in report.longest_of.items()
+                    },
                 }
             )
         )

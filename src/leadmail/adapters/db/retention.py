@@ -25,10 +25,24 @@ from leadmail.domain.message_listing import addresses_of
 from leadmail.domain.retention import MessageBatch
 from leadmail.ports.retention import RetentionStore
 
-_CLAIMS = plain_statement(
-    'DELETE FROM "idempotency_keys" WHERE "claim_id" IN (SELECT "claim_id"'
-    ' FROM "idempotency_keys" WHERE "created_at" < %s ORDER BY "created_at" LIMIT %s)'
-    " RETURNING 1"
+
+def _batch_delete(table: str, key: str, chosen: str) -> Statement:
+    """DELETE FROM ``table`` the rows whose ``key`` the SELECT ``chosen`` names (at most its
+    LIMIT). Postgres: ``= ANY(ARRAY(...))``, found by the key's index (``IN (SELECT ...)``
+    is planned as a hash join over a scan of the whole table); SQLite: ``IN``, which it
+    looks up by the key."""
+    postgres = plain_statement(
+        f'DELETE FROM "{table}" WHERE "{key}" = ANY(ARRAY({chosen})) RETURNING 1'
+    )
+    sqlite = plain_statement(f'DELETE FROM "{table}" WHERE "{key}" IN ({chosen}) RETURNING 1')
+    return Statement(postgres.postgres, sqlite.sqlite, postgres.args, writes=True)
+
+
+_CLAIMS = _batch_delete(
+    "idempotency_keys",
+    "claim_id",
+    'SELECT "claim_id" FROM "idempotency_keys" WHERE "created_at" < %s'
+    ' ORDER BY "created_at" LIMIT %s',
 )
 _ACCOUNTS = plain_statement(
     'SELECT "account_id" FROM "accounts" AS "a" WHERE EXISTS (SELECT 1 FROM "messages" AS "m"'
@@ -73,35 +87,40 @@ _ADDRESSES_SQLITE = plain_statement(
 )
 _MESSAGES_SQLITE = plain_statement(f'DELETE FROM "messages" WHERE "message_id" {_IDS} RETURNING 1')
 _JOB_LOG = (
-    plain_statement(
-        'DELETE FROM "pgqueuer_log" WHERE "id" IN (SELECT "id" FROM "pgqueuer_log"'
-        ' WHERE "created" < %s ORDER BY "created" LIMIT %s) RETURNING 1'
+    _batch_delete(
+        "pgqueuer_log",
+        "id",
+        'SELECT "id" FROM "pgqueuer_log" WHERE "created" < %s ORDER BY "created" LIMIT %s',
     ),
     # Per-second counts, without an index on ``created``: oldest first by id.
-    plain_statement(
-        'DELETE FROM "pgqueuer_statistics" WHERE "id" IN (SELECT "id" FROM "pgqueuer_statistics"'
-        ' WHERE "created" < %s ORDER BY "id" LIMIT %s) RETURNING 1'
+    _batch_delete(
+        "pgqueuer_statistics",
+        "id",
+        'SELECT "id" FROM "pgqueuer_statistics" WHERE "created" < %s ORDER BY "id" LIMIT %s',
     ),
 )
 _FINISHED_IMPORTS = f"('{ImportStatus.DONE}', '{ImportStatus.FAILED}')"
-_IMPORT_FILES = plain_statement(
-    'DELETE FROM "lead_import_chunks" WHERE "id" IN (SELECT "c"."id"'
-    ' FROM "lead_imports" AS "i" JOIN "lead_import_chunks" AS "c"'
+_IMPORT_FILES = _batch_delete(
+    "lead_import_chunks",
+    "id",
+    'SELECT "c"."id" FROM "lead_imports" AS "i" JOIN "lead_import_chunks" AS "c"'
     ' ON "c"."import_id" = "i"."import_id"'
-    f' WHERE "i"."status" IN {_FINISHED_IMPORTS} LIMIT %s) RETURNING 1'
+    f' WHERE "i"."status" IN {_FINISHED_IMPORTS} LIMIT %s',
 )
-_IMPORT_ERRORS = plain_statement(
-    'DELETE FROM "lead_import_errors" WHERE "id" IN (SELECT "e"."id"'
-    ' FROM "lead_imports" AS "i" JOIN "lead_import_errors" AS "e"'
+_IMPORT_ERRORS = _batch_delete(
+    "lead_import_errors",
+    "id",
+    'SELECT "e"."id" FROM "lead_imports" AS "i" JOIN "lead_import_errors" AS "e"'
     ' ON "e"."import_id" = "i"."import_id"'
-    f' WHERE "i"."status" IN {_FINISHED_IMPORTS} AND "i"."finished_at" < %s LIMIT %s) RETURNING 1'
+    f' WHERE "i"."status" IN {_FINISHED_IMPORTS} AND "i"."finished_at" < %s LIMIT %s',
 )
 _FINISHED_ACTIONS = f"('{ActionStatus.DONE}', '{ActionStatus.FAILED}')"
-_ACTION_MEMBERS = plain_statement(
-    'DELETE FROM "lead_action_members" WHERE "id" IN (SELECT "m"."id"'
-    ' FROM "lead_actions" AS "a" JOIN "lead_action_members" AS "m"'
+_ACTION_MEMBERS = _batch_delete(
+    "lead_action_members",
+    "id",
+    'SELECT "m"."id" FROM "lead_actions" AS "a" JOIN "lead_action_members" AS "m"'
     ' ON "m"."action_id" = "a"."action_id"'
-    f' WHERE "a"."status" IN {_FINISHED_ACTIONS} LIMIT %s) RETURNING 1'
+    f' WHERE "a"."status" IN {_FINISHED_ACTIONS} LIMIT %s',
 )
 
 
