@@ -1,23 +1,45 @@
 """One-click unsubscribe with the real ``leadmail serve``: the link a send carries (read
-where the console provider prints it), GET never unsubscribing, POST unsubscribing from
-that account so the next send is suppressed; and on SQLite the links outlive a restart."""
+where the console provider prints it at DEBUG: its info line hides the token, which holds
+the address), GET never unsubscribing, POST unsubscribing from that account so the next
+send is suppressed; and on SQLite the links outlive a restart."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.e2e.cli import TEST_SECRET_KEY
 from tests.e2e.logs import assert_not_logged, log_records, wait_for
 from tests.e2e.mail import SENDER
 from tests.e2e.names import new_email
 from tests.e2e.server import LeadmailServer, server_with_key
+from tests.postgres import fresh_database
 from tests.support.envelope import SEND, SUPPRESSIONS, assert_error, ok_data
 
 ONE_CLICK = {"List-Unsubscribe": "One-Click"}
+DEBUG = {"LEADMAIL_LOG_LEVEL": "DEBUG"}  # the console provider's line with the whole link
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'unsubscribe.db'}"
+        return
+    async with fresh_database(request.getfixturevalue("postgres_server")) as url:
+        yield url
+
+
+@pytest.fixture
+def server(database_url: str, tmp_path: Path) -> Iterator[LeadmailServer]:
+    """A server of its own that logs at DEBUG."""
+    sqlite = database_url.startswith("sqlite:")
+    with server_with_key(database_url, tmp_path, extra_env=DEBUG, key_first=sqlite) as running:
+        yield running
 
 
 def console_headers(server: LeadmailServer, message_id: str) -> dict[str, str]:
@@ -28,7 +50,7 @@ def console_headers(server: LeadmailServer, message_id: str) -> dict[str, str]:
         found[:] = [
             r
             for r in log_records(server)
-            if r.get("event") == "email.console" and r.get("message_id") == message_id
+            if r.get("event") == "email.console.headers" and r.get("message_id") == message_id
         ]
         return bool(found)
 
@@ -90,7 +112,7 @@ def test_on_sqlite_a_link_outlives_a_restart(tmp_path: Path) -> None:
     database = tmp_path / "leadmail.db"
     url = f"sqlite:///{database}"
     to = new_email("restart")
-    with server_with_key(url, tmp_path) as first:
+    with server_with_key(url, tmp_path, extra_env=DEBUG) as first:
         assert first.primary is not None
         secret = first.primary.secret
         with first.client(secret) as api:
@@ -100,7 +122,7 @@ def test_on_sqlite_a_link_outlives_a_restart(tmp_path: Path) -> None:
     assert len(key.encode()) >= 32
     assert_not_logged(first, "the generated key", key)
 
-    with server_with_key(url, tmp_path, name="again") as again:
+    with server_with_key(url, tmp_path, extra_env=DEBUG, name="again") as again:
         path = link.partition("/u/")[2]
         # The port changed; the token did not, and is still this installation's.
         with httpx.Client(timeout=10) as browser:
@@ -109,3 +131,16 @@ def test_on_sqlite_a_link_outlives_a_restart(tmp_path: Path) -> None:
         with again.client(secret) as api:
             assert suppressed(api) == [(to, "unsubscribed")]
         assert_not_logged(again, "the generated key", key)
+
+
+def test_the_info_line_of_a_send_hides_the_links_token(server: LeadmailServer) -> None:
+    """The token is the address in base64: never in a line logged at INFO."""
+    [key] = server.keys_for("unsub-info")
+    to = new_email("unsub-info")
+    with server.client(key.secret) as api:
+        link = send_with_link(server, api, to)
+    token = link.partition("/u/")[2]
+    info = [r for r in log_records(server) if r.get("event") == "email.console"]
+    assert info, server.stderr()
+    assert all(token not in str(r) for r in info)
+    assert any("/u/(hidden" in str(r.get("headers")) for r in info), info

@@ -22,7 +22,7 @@ from structlog.testing import capture_logs
 
 from leadmail.adapters.mail import console as console_module
 from leadmail.adapters.mail import http as http_module
-from leadmail.adapters.mail.console import ConsoleEmailProvider
+from leadmail.adapters.mail.console import HIDDEN, ConsoleEmailProvider
 from leadmail.adapters.mail.dialects.base import MAX_PROVIDER_TEXT
 from leadmail.adapters.mail.http import MAX_ANSWER_BYTES, MAX_CONNECTIONS, HttpEmailProvider
 from leadmail.adapters.mail.providers import dialect_for
@@ -579,11 +579,15 @@ async def test_the_console_sender_logs_the_message_but_not_its_body_nor_addresse
         assert text not in repr(logs)
 
 
-async def test_the_console_sender_prints_the_headers_a_message_carries(
+async def test_the_console_sender_prints_the_headers_without_the_links_token(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The token is the address in base64 (signed, not hidden): the info line cuts it out;
+    the debug line, for a developer following the link, has it whole."""
     sender = ConsoleEmailProvider()
-    headers = (("List-Unsubscribe", "<http://x.example/u/t>"), ("List-Unsubscribe-Post", "One"))
+    token = "YWNjX3gKYWRhQGV4YW1wbGUub3Jn.c2lnbmF0dXJl"  # "acc_x\nada@example.org", signed
+    link = f"<http://x.example/u/{token}>"
+    headers = (("List-Unsubscribe", link), ("List-Unsubscribe-Post", "One"))
     email = OutgoingEmail(EMAIL.sender, EMAIL.to, "News", "<p>Hi</p>", headers=headers)
 
     with capture_logs() as logs:
@@ -591,8 +595,15 @@ async def test_the_console_sender_prints_the_headers_a_message_carries(
         await sender.send(email, message_id="msg_console")
     await sender.close()
 
-    [event] = logs
-    assert event["headers"] == dict(headers)
+    [info, debug] = logs
+    assert info["log_level"] == "info"
+    assert info["headers"] == {
+        "List-Unsubscribe": f"<http://x.example/u/{HIDDEN}>",
+        "List-Unsubscribe-Post": "One",
+    }
+    assert token not in repr(info)
+    assert (debug["event"], debug["log_level"]) == ("email.console.headers", "debug")
+    assert debug["headers"] == dict(headers)
 
 
 def fresh_loggers(monkeypatch: pytest.MonkeyPatch) -> None:

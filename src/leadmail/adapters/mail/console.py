@@ -3,12 +3,14 @@
 For development and demos. The event names the message, never its body nor an address:
 the HTML of a real message and the addresses it goes to are personal data (logs are kept
 and shipped where the messages table is not), so it logs the body's length, the number
-of recipients and the sender's domain. The unsubscribe link's headers are printed whole,
-so a developer can follow the link; its token is the address signed, not in clear text.
+of recipients and the sender's domain. The unsubscribe link's token carries the address
+(signed, not hidden: base64), so the headers are logged with the token cut out; at DEBUG
+(LEADMAIL_LOG_LEVEL=DEBUG, for a developer following links) a second line gives them whole.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import structlog
@@ -19,6 +21,9 @@ from leadmail.domain.email import OutgoingEmail
 from leadmail.ports.mail import EmailProvider
 
 log = structlog.get_logger("leadmail.mail")
+HIDDEN = "(hidden: LEADMAIL_LOG_LEVEL=DEBUG shows it)"
+# A link's path past /u/ (domain/unsubscribe.PATH_PREFIX): the token.
+_TOKEN = re.compile(r"(/u/)[^>\s]+")
 
 
 class ConsoleEmailProvider(EmailProvider):
@@ -31,7 +36,9 @@ class ConsoleEmailProvider(EmailProvider):
 
     async def send(self, email: OutgoingEmail, *, message_id: str) -> str | None:
         # The headers are the service's own (an unsubscribe link), never a client's text.
-        extra: dict[str, object] = {"headers": dict(email.headers)} if email.headers else {}
+        extra: dict[str, object] = {}
+        if email.headers:
+            extra["headers"] = {name: _TOKEN.sub(rf"\1{HIDDEN}", v) for name, v in email.headers}
         if email.text is not None:
             extra["text_length"] = len(email.text)
         log.info(
@@ -43,6 +50,8 @@ class ConsoleEmailProvider(EmailProvider):
             html_length=len(email.html),
             **extra,
         )
+        if email.headers:
+            log.debug("email.console.headers", message_id=message_id, headers=dict(email.headers))
         return f"console-{message_id}"
 
     @property
