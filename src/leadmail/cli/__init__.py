@@ -115,6 +115,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
     from leadmail.cli.serving import (
         GRACEFUL_S,
+        StartupSaid,
         connection_limits,
         graceful_server,
         serve_processes,
@@ -154,7 +155,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         settle_collector()
         yield
 
-    app = create_app(settings, on_ready=on_ready, run_jobs=not args.no_worker)
+    app = StartupSaid(create_app(settings, on_ready=on_ready, run_jobs=not args.no_worker))
     config = uvicorn.Config(
         app,
         host=host,
@@ -167,8 +168,17 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=GRACEFUL_S,
     )
     server = graceful_server(config)
-    server.run()
-    return 0 if server.started else 1
+    try:
+        server.run()
+    except SystemExit:  # uvicorn's exit 3 when the start-up failed: said below
+        if server.started:
+            raise
+    if server.started:
+        return 0
+    if app.failure is not None:  # a known failure after the pre-flight: one line
+        print(app.failure.line, file=sys.stderr)
+        return app.failure.exit_code
+    return 1
 
 
 def _announce_demo_key(secret: str, host: str, port: int) -> None:

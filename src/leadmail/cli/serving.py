@@ -25,6 +25,7 @@ from litestar import Litestar
 from leadmail.adapters.http.connections import ConnectionLimits, connection_protocol
 from leadmail.adapters.http.metrics import MULTIPROCESS_DIR
 from leadmail.application import create_app
+from leadmail.cli.failures import Failure, failure_of
 from leadmail.collector import settle_collector
 from leadmail.config import Settings
 from leadmail.logs import configure_logging
@@ -71,6 +72,37 @@ def _forget_gauges() -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]
+
+
+class StartupSaid:
+    """The app, whose start-up failure, when it is a known one (failure_of: a database
+    gone since the pre-flight, a setting), is said once by ``serve`` in one line with its
+    exit code, not as the traceback Litestar hands uvicorn to log."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.failure: Failure | None = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        held: list[Any] = []
+
+        async def holding(message: Any) -> None:
+            if message["type"] == "lifespan.startup.failed":
+                held.append(message)  # sent once the failure is known (below)
+                return
+            await send(message)
+
+        try:
+            await self.app(scope, receive, holding)
+        except BaseException as e:
+            if held:
+                self.failure = failure_of(e)
+                said = "" if self.failure is not None else held[0]["message"]
+                await send({**held[0], "message": said})
+            raise
 
 
 def graceful_server(config: Any) -> Any:
