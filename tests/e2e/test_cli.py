@@ -135,6 +135,7 @@ def test_keys_list_shows_metadata_and_never_the_key(database_url: str, tmp_path:
 
 
 def test_revoking_an_unknown_key_fails_with_a_message(database_url: str, tmp_path: Path) -> None:
+    assert run_cli(["migrate"], cli_env(database_url), tmp_path).returncode == 0
     result = run_cli(["keys", "revoke", "key_doesnotexist"], cli_env(database_url), tmp_path)
     assert result.returncode != 0, result.describe()
     assert "key_doesnotexist" in result.stderr, result.describe()

@@ -16,7 +16,7 @@ from tests.support.network import free_port
 
 TEMPLATE = "---\nid: hello\nname: Hello\nsubject: Hi\n---\n<p>Hello</p>\n<p>{body}</p>\n"
 SECRET_KEY = "e2e-unsubscribe-signing-key-0123456789abcdef"
-NOTHING_TO_READ = "does not exist, so there is nothing to read (`leadmail migrate` creates it"
+NOTHING_TO_USE = "does not exist, so it holds nothing to use (`leadmail migrate` creates it"
 
 
 def serve() -> list[str]:
@@ -199,23 +199,42 @@ def test_a_worker_with_a_redis_that_does_not_answer_is_an_outage(
     assert_said(run_cli(["worker"], env, tmp_path), line, 1)
 
 
-def test_commands_that_only_read_never_create_a_sqlite_file(
+def test_commands_on_what_a_database_holds_never_create_a_sqlite_file(
     sqlite_url: str, tmp_path: Path
 ) -> None:
+    """Only `migrate`, `serve` and `keys create` make a database; a command that reads, or
+    changes an account or a key that would be in it, says it is not there (a command on
+    an account: that there is no such account, and how one is made)."""
     path = tmp_path / "leadmail.db"
-    commands = [
+    csv = tmp_path.parent / f"{tmp_path.name}-leads.csv"  # (not in the folder checked below)
+    csv.write_text("email\nada@example.com\n")
+    on_the_database = [
         ["keys", "list"],
+        ["keys", "revoke", "key_x"],
         ["campaigns", "status", "cmp_x"],
-        ["accounts", "senders", "list", "acme"],
-        ["accounts", "quota", "acme"],
         ["leads", "import-errors", "imp_x", "--account", "acme"],
+        ["purge"],
+    ]
+    on_an_account = [
+        ["accounts", "senders", "list", "acme"],
+        ["accounts", "senders", "add", "acme", "acme.example"],
+        ["accounts", "quota", "acme"],
+        ["accounts", "quota", "acme", "10"],
+        ["leads", "import", str(csv), "--account", "acme"],
+        ["leads", "tag", "--account", "acme", "--filter", "{}", "--tags", "x"],
     ]
 
-    results = run_cli_jobs([(args, cli_env(sqlite_url)) for args in commands], tmp_path)
+    results = run_cli_jobs(
+        [(args, cli_env(sqlite_url)) for args in on_the_database + on_an_account], tmp_path
+    )
 
-    line = f"leadmail: the SQLite database {path} {NOTHING_TO_READ}, or set LEADMAIL_DATABASE_URL)"
-    for result in results:
+    line = f"leadmail: the SQLite database {path} {NOTHING_TO_USE}, or set LEADMAIL_DATABASE_URL)"
+    for result in results[: len(on_the_database)]:
         assert_said(result, line, 2)
+    for result in results[len(on_the_database) :]:
+        assert result.returncode == 2, result.describe()
+        [refused] = said(result)
+        assert refused.startswith("leadmail: no account named 'acme'. An account is made"), refused
     assert not path.exists()
     assert list(tmp_path.iterdir()) == []  # no -wal or -shm either
 

@@ -102,7 +102,7 @@ def test_a_file_that_is_not_there_is_made_only_by_a_command_that_may_create_it(
 
     assert problem is not None
     assert problem.message == (
-        f"the SQLite database {path} does not exist, so there is nothing to read"
+        f"the SQLite database {path} does not exist, so it holds nothing to use"
     )
     path.touch()
     assert sqlite_problem(str(path), create=False) is None

@@ -267,7 +267,7 @@ def _key_row(key: ApiKey) -> dict[str, str]:
 
 
 def _keys_revoke(settings: Settings, args: argparse.Namespace) -> int:
-    key = _with_services(settings, lambda s: s.keys.revoke(args.key_id))
+    key = _with_services(settings, lambda s: s.keys.revoke(args.key_id), create=False)
     assert key.revoked_at is not None
     print(f"Revoked {key.key_id} (account '{key.account_name}') at {to_iso(key.revoked_at)}.")
     return 0

@@ -7,9 +7,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable
 
+from leadmail.adapters.db.connect import sqlite_path
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.bootstrap import Adapters, wire
 from leadmail.cli.hints import command_line
@@ -34,11 +36,23 @@ async def account_id_of(services: Services, account: str) -> str:
     """The id of the account named ``account`` (as `keys create --account` named it)."""
     keys = await services.keys.list(account)
     if not keys:
-        make = command_line("keys", "create", "--account", account)
-        raise UsageError(
-            f"no account named {account!r}. An account is made with its first key: {make}"
-        )
+        raise _no_account(account)
     return keys[0].account_id
+
+
+def account_adapters(settings: Settings, account: str) -> Adapters:
+    """The adapters of a command on ``account``, which never makes a database: a SQLite
+    file that is not there holds no account, and is said so as any account not there."""
+    if settings.is_sqlite and not os.path.exists(sqlite_path(settings.database_url)):
+        raise _no_account(account)
+    return Adapters.from_settings(settings, create=False, sending=False)
+
+
+def _no_account(account: str) -> UsageError:
+    make = command_line("keys", "create", "--account", account)
+    return UsageError(
+        f"no account named {account!r}. An account is made with its first key: {make}"
+    )
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -109,7 +123,7 @@ def _quota(settings: Settings, args: argparse.Namespace) -> int:
             )
         return 0
 
-    return _run(settings, args, quota, create=wanted is not None)
+    return _run(settings, args, quota)
 
 
 def _add(settings: Settings, args: argparse.Namespace) -> int:
@@ -166,22 +180,18 @@ def _list(settings: Settings, args: argparse.Namespace) -> int:
             print(f"{d.domain.ljust(width)}  {to_iso(d.created_at)}")
         return 0
 
-    return _run(settings, args, listing, create=False)
+    return _run(settings, args, listing)
 
 
 def _run(
-    settings: Settings,
-    args: argparse.Namespace,
-    work: Callable[[Services, str], Awaitable[int]],
-    *,
-    create: bool = True,
+    settings: Settings, args: argparse.Namespace, work: Callable[[Services, str], Awaitable[int]]
 ) -> int:
     """``work`` on the account ``args`` names; exit 2, said on one line, for no such
-    account or a domain that is not a host name. ``create``: False when ``work`` only
-    reads (a SQLite file that is not there is said so, not made)."""
+    account or a domain that is not a host name. A SQLite file that is not there holds no
+    account: said so, not made."""
 
     async def run() -> int:
-        adapters = Adapters.from_settings(settings, create=create, sending=False)
+        adapters = account_adapters(settings, args.account)
         async with adapters.opened(apply_migrations=settings.migrate_on_start):
             services = wire(adapters, settings)
             return await work(services, await account_id_of(services, args.account))

@@ -10,8 +10,8 @@ import sys
 
 import msgspec
 
-from leadmail.bootstrap import Adapters, wire
-from leadmail.cli.accounts import UsageError, account_id_of
+from leadmail.bootstrap import wire
+from leadmail.cli.accounts import UsageError, account_adapters, account_id_of
 from leadmail.cli.progress import Bar
 from leadmail.config import Settings
 from leadmail.domain.errors import ValidationFailed
@@ -91,7 +91,7 @@ def _option(field: str) -> str:
 
 
 async def _run(settings: Settings, args: argparse.Namespace, order: ActionOrder) -> int:
-    adapters = Adapters.from_settings(settings, sending=False)
+    adapters = account_adapters(settings, args.account)
     async with adapters.opened(apply_migrations=settings.migrate_on_start):
         services = wire(adapters, settings)
         account_id = await account_id_of(services, args.account)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from leadmail.bootstrap import Adapters, wire
 from leadmail.cli import lead_actions
-from leadmail.cli.accounts import UsageError, account_id_of
+from leadmail.cli.accounts import UsageError, account_adapters, account_id_of
 from leadmail.cli.hints import command_line
 from leadmail.cli.progress import Bar
 from leadmail.config import Settings
@@ -77,7 +77,7 @@ async def _import(settings: Settings, args: argparse.Namespace, path: Path) -> L
         tags = tag_list([t for t in args.tags.split(",") if t.strip()], "tags")
     except ValidationFailed as e:
         raise UsageError(f"--tags: {e.errors[0].field} {e.errors[0].message}") from e
-    adapters = Adapters.from_settings(settings, sending=False)
+    adapters = account_adapters(settings, args.account)
     async with adapters.opened(apply_migrations=settings.migrate_on_start):
         services = wire(adapters, settings)
         account_id = await account_id_of(services, args.account)

@@ -80,7 +80,7 @@ def sqlite_problem(path: str, *, create: bool) -> StorageMisconfigured | None:
     if not os.path.exists(where):
         if not create:
             return StorageMisconfigured(
-                f"the SQLite database {where} does not exist, so there is nothing to read",
+                f"the SQLite database {where} does not exist, so it holds nothing to use",
                 remedy="`leadmail migrate` creates it",
             )
         if not os.access(folder, os.W_OK | os.X_OK):
