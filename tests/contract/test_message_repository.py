@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -175,8 +175,35 @@ class TestMessageRepositoryContract:
         forged = dataclasses.replace(record, account_id=mine, status=MessageStatus.SENT, attempts=1)
 
         await storage.messages.update([forged])
+        mine_too = a_message(mine)
+        await storage.messages.add([mine_too])
+        sent = dataclasses.replace(mine_too, status=MessageStatus.SENT, attempts=1)
+        await storage.messages.update([forged, sent])  # several at once: the same rule
 
         assert await storage.messages.get(theirs, record.message_id) == record
+        assert await storage.messages.get(mine, mine_too.message_id) == sent
+
+    async def test_several_updated_at_once_keep_their_moments_to_the_microsecond(
+        self, storage: Storage
+    ) -> None:
+        account = await storage.new_account()
+        batch = [a_message(account) for _ in range(3)]
+        await storage.messages.add(batch)
+        moments = [
+            moment(2_000).replace(microsecond=0),
+            moment(2_001),
+            moment(2_000) + timedelta(microseconds=7),
+        ]
+        changed = [
+            dataclasses.replace(m, status=MessageStatus.SENT, attempts=1, updated_at=at)
+            for m, at in zip(batch, moments, strict=True)
+        ]
+
+        await storage.messages.update(changed)
+
+        stored = await storage.messages.get_many(account, [m.message_id for m in batch])
+        assert stored == changed
+        assert [m.updated_at for m in stored] == moments
 
     async def test_update_of_an_unknown_message_stores_nothing(self, storage: Storage) -> None:
         account = await storage.new_account()

@@ -56,6 +56,10 @@ class Outbox:
         failure (DeliveryRejected or DeliveryUnavailable, holding them all) is raised.
         RecipientSuppressed when a plain send has no recipient left to mail, and
         SenderNotAllowed (nothing stored) for a sender the account may not use."""
+        # The deadline runs from the request, not from its messages being recorded (which
+        # waits its turn behind other requests' on SQLite's one writer), and leaves time
+        # to record the outcomes and answer within it.
+        deadline = self._outgoing.attempts_deadline()
         first = plan.emails[0]  # every email of a plan has the request's one sender
         await self._policy.allow(account_id, first.sender, first.reply_to)
         quota = self._quota
@@ -79,7 +83,6 @@ class Outbox:
         try:
             if withheld:  # a retry's messages, recorded before their address was suppressed
                 messages = await self._withhold(messages, withheld)
-            deadline = outgoing.deadline()
             todo = [
                 (message, email)
                 for message, email in zip(messages, plan.emails, strict=True)

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import msgspec
 
 from leadmail.adapters.db import message_listing
 from leadmail.adapters.db.database import Database
@@ -72,6 +75,28 @@ _UPDATE = MESSAGES.statement(
     (*_CHANGED, "message_id", "account_id"),
 )
 
+# SQLite: the same for many messages in one statement, their values a JSON array of rows
+# in the order _CHANGED, then message_id and account_id.
+_FROM_ROWS = ", ".join(f'"value" ->> {n} AS {_q(c)}' for n, c in enumerate(_CHANGED))
+_SET_FROM_ROWS = ", ".join(f'{_q(c)} = "v".{_q(c)}' for c in _CHANGED)
+_UPDATE_MANY_SQLITE = MESSAGES.statement(
+    f'WITH "v" AS (SELECT {_FROM_ROWS}, "value" ->> {len(_CHANGED)} AS "message_id",'
+    f' "value" ->> {len(_CHANGED) + 1} AS "account_id" FROM json_each(%s))'
+    f' UPDATE "messages" SET {_SET_FROM_ROWS} FROM "v"'
+    ' WHERE "messages"."message_id" = "v"."message_id"'
+    ' AND "messages"."account_id" = "v"."account_id"'
+)
+
+
+def _sqlite_rows(messages: Sequence[Message]) -> str:
+    """The rows of _UPDATE_MANY_SQLITE, each value as Piccolo writes it to SQLite (a
+    moment as ``str`` of its UTC datetime, as convert_datetime_in does)."""
+    rows = [
+        [str(v.astimezone(UTC)) if isinstance(v, datetime) else v for v in _UPDATE.args(m)]
+        for m in messages
+    ]
+    return msgspec.json.encode(rows).decode()
+
 
 class PiccoloMessageRepository(MessageRepository):
     def __init__(self, database: Database) -> None:
@@ -120,9 +145,15 @@ class PiccoloMessageRepository(MessageRepository):
         return barred
 
     async def update(self, messages: Sequence[Message]) -> None:
-        if messages:
-            with refused():
-                await self._db.execute_many(_UPDATE, [_UPDATE.args(m) for m in messages])
+        if not messages:
+            return
+        with refused():
+            if self._db.kind == "sqlite" and len(messages) > 1:
+                # One statement for them all: SQLite's one writer is held once, not once
+                # a row (a template send's 50 outcomes, recorded as its deadline comes).
+                await self._db.execute(_UPDATE_MANY_SQLITE, _sqlite_rows(messages))
+                return
+            await self._db.execute_many(_UPDATE, [_UPDATE.args(m) for m in messages])
 
     async def get(self, account_id: str, message_id: str) -> Message | None:
         with refused():
