@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from leadmail import application
 from leadmail.bootstrap import Adapters
 from leadmail.cli import main
 from leadmail.ports.errors import StorageUnavailable
@@ -47,7 +46,7 @@ def test_a_start_up_failing_after_the_pre_flight_is_said_in_one_line(
     monkeypatch.setenv("LEADMAIL_DATABASE_URL", f"sqlite:///{tmp_path / 'serve.db'}")
     monkeypatch.setenv("LEADMAIL_LOG_FORMAT", "json")
     monkeypatch.setattr(
-        application.Adapters,
+        Adapters,
         "from_settings",
         classmethod(lambda cls, settings, **_: adapters_that_fail_to_open(error)),
     )
