@@ -78,8 +78,9 @@ async def per_request_us(protocol_class: type[HttpToolsProtocol], requests: int)
     started = time.perf_counter()
     for n in range(1, requests + 1):
         protocol.data_received(REQUEST)
-        while transport.answered < n:  # the app's task runs at the loop's next turns
-            await asyncio.sleep(0)  # noqa: ASYNC110  (an Event would add its own cost)
+        # The app's task runs at the loop's next turns (an Event would add its own cost).
+        while transport.answered < n:  # noqa: ASYNC110
+            await asyncio.sleep(0)
     took = time.perf_counter() - started
     protocol.connection_lost(None)
     return took / requests * 1e6
