@@ -53,7 +53,14 @@ def test_another_accounts_single_sends_are_not_held_behind_large_template_sends(
             heavy = [threading.Thread(target=template_send, args=(n,)) for n in range(20)]
             for thread in heavy:
                 thread.start()
-            time.sleep(1.5)  # A holds every slot, with a queue of about 990 behind
+            # A holds every slot, with a queue of about 990 behind: its messages recorded
+            # (on SQLite's one writer, which a slower machine takes longer over) and its
+            # first 10 at the stand-in.
+            deadline = time.monotonic() + 15
+            while standin.request_count < 10:
+                assert time.monotonic() < deadline, "A's sends never reached the provider"
+                time.sleep(0.05)
+            time.sleep(0.5)
             b_times: list[float] = []
             with httpx.Client(base_url=server.base_url, headers=b, timeout=30) as api:
                 for n in range(B_SENDS):
