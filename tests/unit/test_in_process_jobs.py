@@ -117,8 +117,3 @@ async def test_a_failing_scheduled_run_leaves_the_schedule_going() -> None:
                 await asyncio.sleep(0.02)
     finally:
         await queue.stop()
-
-
-def test_a_malformed_schedule_is_refused_when_given() -> None:
-    with pytest.raises(ValueError, match="5, 6 or 7 columns"):
-        InProcessJobQueue().schedule("purge", "every hour", lambda _: asyncio.sleep(0))

@@ -13,9 +13,7 @@ from typing import TypeVar
 import msgspec
 import structlog
 
-from leadmail.adapters.http.connections import connection_protocol
 from leadmail.adapters.http.timestamps import to_iso
-from leadmail.application import create_app
 from leadmail.bootstrap import DEMO_ACCOUNT, Adapters, ensure_demo_key, wire
 from leadmail.cli import accounts, campaigns, leads, purge, worker
 from leadmail.cli.failures import failure_of
@@ -113,6 +111,9 @@ def _with_services(
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
+    # Here, not at the top: the web framework is for `serve`, not for every command.
+    from leadmail.adapters.http.connections import connection_protocol
+    from leadmail.application import create_app
     from leadmail.cli.serving import (
         GRACEFUL_S,
         StartupSaid,
