@@ -11,6 +11,7 @@ holds the servers the session shares.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +62,14 @@ def server(request: pytest.FixtureRequest) -> LeadmailServer:
 def primary_key(server: LeadmailServer) -> IssuedKey:
     assert server.primary is not None
     return server.primary
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def own_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """An empty database of the test's own, once per kind."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'leadmail.db'}"
+        return
+    postgres: str = request.getfixturevalue("postgres_server")
+    async with fresh_database(postgres) as url:
+        yield url

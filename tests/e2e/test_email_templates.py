@@ -4,14 +4,11 @@ across restarts and ``leadmail migrate``, or a directory of one's own in its pla
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.e2e.cli import cli_env, run_cli
 from tests.e2e.keys import create_keys
@@ -19,7 +16,6 @@ from tests.e2e.logs import assert_not_logged
 from tests.e2e.mail import SENDER, delivered, email_env, provider_api_key
 from tests.e2e.names import new_name
 from tests.e2e.server import running_server, server_with_key
-from tests.postgres import fresh_database
 from tests.support.catalog import PLACEHOLDER
 from tests.support.envelope import TEMPLATE, TEMPLATES, assert_error, ok_data
 from tests.support.standin import provider_standin
@@ -70,25 +66,14 @@ def check_listing(listed: list[dict[str, Any]], expected: dict[str, TemplateFile
         assert created <= datetime.now(UTC)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    """An empty database of the test's own."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'leadmail.db'}"
-        return
-    postgres: str = request.getfixturevalue("postgres_server")
-    async with fresh_database(postgres) as url:
-        yield url
-
-
 def test_the_packaged_catalog_is_listed_and_kept_across_restarts(
-    database_url: str, tmp_path: Path
+    own_database_url: str, tmp_path: Path
 ) -> None:
     catalog = packaged_catalog()
     assert len(catalog) >= 7, catalog.keys()
-    [key] = create_keys(database_url, tmp_path, new_name("templates"))
+    [key] = create_keys(own_database_url, tmp_path, new_name("templates"))
 
-    with running_server(database_url, tmp_path, name="first") as first:
+    with running_server(own_database_url, tmp_path, name="first") as first:
         with first.client(key.secret) as api:
             listed = ok_data(api.get(TEMPLATES))
             alias = ok_data(api.get(TEMPLATE))
@@ -96,11 +81,11 @@ def test_the_packaged_catalog_is_listed_and_kept_across_restarts(
     check_listing(listed, catalog)
     assert alias == listed
 
-    migrated = run_cli(["migrate"], cli_env(database_url), tmp_path)
+    migrated = run_cli(["migrate"], cli_env(own_database_url), tmp_path)
     assert migrated.returncode == 0, migrated.describe()
     assert f"Templates in the catalog: {len(catalog)}" in migrated.stdout, migrated.describe()
 
-    with running_server(database_url, tmp_path, name="second") as second:
+    with running_server(own_database_url, tmp_path, name="second") as second:
         with second.client(key.secret) as api:
             again = ok_data(api.get(TEMPLATES))
         second.stop_gracefully()
@@ -131,9 +116,9 @@ def test_a_templates_dir_replaces_the_catalog_and_its_template_can_be_sent(
     catalog_dir.mkdir()
     (catalog_dir / "open-day.html").write_text(OPEN_DAY, encoding="utf-8")
     (catalog_dir / "notes.txt").write_text("not a template", encoding="utf-8")
-    database_url = f"sqlite:///{tmp_path / 'leadmail.db'}"
+    own_database_url = f"sqlite:///{tmp_path / 'leadmail.db'}"
     # First the packaged catalog is stored, as an earlier version of the service would have.
-    migrated = run_cli(["migrate"], cli_env(database_url), tmp_path)
+    migrated = run_cli(["migrate"], cli_env(own_database_url), tmp_path)
     assert migrated.returncode == 0, migrated.describe()
     assert f"Templates in the catalog: {len(packaged_catalog())}" in migrated.stdout
 
@@ -142,7 +127,7 @@ def test_a_templates_dir_replaces_the_catalog_and_its_template_can_be_sent(
         env = email_env(
             "resend", standin.url, api_key, TEMPLATES_DIR=str(catalog_dir), EMAIL_MAX_ATTEMPTS="1"
         )
-        with server_with_key(database_url, tmp_path, extra_env=env, name="custom") as server:
+        with server_with_key(own_database_url, tmp_path, extra_env=env, name="custom") as server:
             assert server.primary is not None
             first_name = f"<b>Zoë</b> & {uuid.uuid4().hex[:6]}"
             recipient = f"open-day-{uuid.uuid4().hex[:8]}@example.com"

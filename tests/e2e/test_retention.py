@@ -18,18 +18,16 @@ import asyncio
 import contextlib
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 import httpx
-import pytest
 
 from tests.e2e.campaigns import CAMPAIGNS, CampaignRig, Worker, campaign_rig, stderr_events
 from tests.e2e.mail import SENDER
-from tests.postgres import fresh_database
 from tests.support.envelope import IMPORTS, MESSAGES, SEND, assert_error, ok_data
 
 NEVER = "0 0 1 1 *"  # the scheduled purge out of the way of `leadmail purge`'s counts
@@ -38,19 +36,10 @@ DAYS = 30  # LEADMAIL_RETENTION_DAYS in these tests
 AGED = timedelta(days=DAYS + 1)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'retention.db'}"
-        return
-    async with fresh_database(request.getfixturevalue("postgres_server")) as url:
-        yield url
-
-
-def age(database_url: str, table: str, column: str, key: str, ids: list[str]) -> None:
+def age(own_database_url: str, table: str, column: str, key: str, ids: list[str]) -> None:
     """``column`` of the rows of ``table`` whose ``key`` is among ``ids`` moved AGED back."""
-    if database_url.startswith("sqlite:"):
-        with contextlib.closing(sqlite3.connect(database_url.removeprefix("sqlite:///"))) as db:
+    if own_database_url.startswith("sqlite:"):
+        with contextlib.closing(sqlite3.connect(own_database_url.removeprefix("sqlite:///"))) as db:
             for row_id in ids:
                 (stored,) = db.execute(
                     f'SELECT "{column}" FROM "{table}" WHERE "{key}" = ?', (row_id,)
@@ -63,7 +52,7 @@ def age(database_url: str, table: str, column: str, key: str, ids: list[str]) ->
         return
 
     async def postgres() -> None:
-        connection = await asyncpg.connect(database_url)
+        connection = await asyncpg.connect(own_database_url)
         try:
             await connection.execute(
                 f'UPDATE "{table}" SET "{column}" = "{column}" - $1::interval'
@@ -112,18 +101,18 @@ def import_errors(api: httpx.Client, import_id: str) -> list[Any]:
 
 @contextlib.contextmanager
 def running(
-    database_url: str, tmp_path: Path, schedule: str
+    own_database_url: str, tmp_path: Path, schedule: str
 ) -> Iterator[tuple[CampaignRig, Worker | None]]:
     """The campaign rig (server, stand-in, key) with the retention settings, and on
     Postgres a `leadmail worker` (the server there runs none)."""
     with campaign_rig(
-        database_url,
+        own_database_url,
         tmp_path,
         "resend",
         RETENTION_DAYS=str(DAYS),
         RETENTION_SCHEDULE=schedule,
     ) as rig:
-        worker = rig.worker() if not database_url.startswith("sqlite:") else None
+        worker = rig.worker() if not own_database_url.startswith("sqlite:") else None
         if worker is None:
             yield rig, None
             return
@@ -132,9 +121,9 @@ def running(
 
 
 def test_leadmail_purge_removes_what_is_past_its_time_and_says_so(
-    database_url: str, tmp_path: Path
+    own_database_url: str, tmp_path: Path
 ) -> None:
-    with running(database_url, tmp_path, NEVER) as (rig, _):
+    with running(own_database_url, tmp_path, NEVER) as (rig, _):
         rig.leads(3)
         campaign_id = rig.create()
         assert rig.wait_for(campaign_id, "done")["counts"]["sent"] == 3
@@ -182,8 +171,8 @@ def test_leadmail_purge_removes_what_is_past_its_time_and_says_so(
         assert '"messages": 0' in again.stdout
 
 
-def test_the_scheduled_purge_runs_by_itself(database_url: str, tmp_path: Path) -> None:
-    with running(database_url, tmp_path, EVERY_SECOND) as (rig, worker):
+def test_the_scheduled_purge_runs_by_itself(own_database_url: str, tmp_path: Path) -> None:
+    with running(own_database_url, tmp_path, EVERY_SECOND) as (rig, worker):
         with rig.client() as api:
             old = sent(api, "grace@example.com")
             new = sent(api, "grace@example.com")

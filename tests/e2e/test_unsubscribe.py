@@ -6,7 +6,7 @@ send is suppressed; and on SQLite the links outlive a restart."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,27 +18,17 @@ from tests.e2e.logs import assert_not_logged, log_records, wait_for
 from tests.e2e.mail import SENDER
 from tests.e2e.names import new_email
 from tests.e2e.server import LeadmailServer, server_with_key
-from tests.postgres import fresh_database
 from tests.support.envelope import SEND, SUPPRESSIONS, assert_error, ok_data
 
 ONE_CLICK = {"List-Unsubscribe": "One-Click"}
 DEBUG = {"LEADMAIL_LOG_LEVEL": "DEBUG"}  # the console provider's line with the whole link
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'unsubscribe.db'}"
-        return
-    async with fresh_database(request.getfixturevalue("postgres_server")) as url:
-        yield url
-
-
 @pytest.fixture
-def server(database_url: str, tmp_path: Path) -> Iterator[LeadmailServer]:
+def server(own_database_url: str, tmp_path: Path) -> Iterator[LeadmailServer]:
     """A server of its own that logs at DEBUG."""
-    sqlite = database_url.startswith("sqlite:")
-    with server_with_key(database_url, tmp_path, extra_env=DEBUG, key_first=sqlite) as running:
+    sqlite = own_database_url.startswith("sqlite:")
+    with server_with_key(own_database_url, tmp_path, extra_env=DEBUG, key_first=sqlite) as running:
         yield running
 
 
