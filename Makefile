@@ -35,9 +35,12 @@ migrate: $(RUN_STAMP)
 
 # The Redis tests (the rate limiter's) use this server, each under keys of its own; when
 # none answers there they skip (with CI=true they fail). Set it empty to skip them.
+# The suite runs on every core (pytest-xdist; each worker has its own databases and Redis
+# keys). PYTEST_WORKERS=0 runs it in this one process.
+PYTEST_WORKERS ?= auto
 test: export LEADMAIL_TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 test: install
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
 
 lint: install
 	$(BIN)/ruff check src tests bench

@@ -39,6 +39,7 @@ from leadmail.adapters.db.templates import (
     PiccoloAccountTemplateRepository,
     PiccoloTemplateRepository,
 )
+from leadmail.adapters.db.users import PiccoloUserStore
 from leadmail.adapters.limits.factory import rate_limiter_for
 from leadmail.adapters.limits.requests import request_limiter_from
 from leadmail.adapters.mail.factory import email_provider_from
@@ -62,12 +63,15 @@ from leadmail.adapters.memory.retention import MemoryRetentionStore
 from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
+from leadmail.adapters.memory.users import MemoryUserStore
+from leadmail.adapters.passwords.argon2 import Argon2PasswordHasher
 from leadmail.campaign_wiring import campaign_runner
 from leadmail.config import Settings
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.delivery import RetryPolicy
 from leadmail.domain.email import SenderPolicy
 from leadmail.domain.retention import RetentionPolicy
+from leadmail.domain.users import SIGN_IN_FAILURES_PER_MINUTE
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.installation_secrets import InstallationSecrets
@@ -79,6 +83,7 @@ from leadmail.ports.leads import LeadRepository
 from leadmail.ports.mail import EmailProvider
 from leadmail.ports.message_events import MessageEventRepository
 from leadmail.ports.messages import MessageRepository
+from leadmail.ports.passwords import PasswordHasher
 from leadmail.ports.privacy import PersonalDataRepository
 from leadmail.ports.quotas import QuotaRepository
 from leadmail.ports.rate_limits import RateLimiter
@@ -91,6 +96,7 @@ from leadmail.ports.templates import (
     TemplateCatalog,
     TemplateRepository,
 )
+from leadmail.ports.users import UserStore
 from leadmail.services.addressing import Addressing
 from leadmail.services.campaign_checks import CampaignChecks
 from leadmail.services.campaigns import CAMPAIGN_JOB, QUOTA_RESUME_JOB, CampaignService
@@ -115,11 +121,13 @@ from leadmail.services.send_policy import SendPolicy
 from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.sender_domains import SenderDomainService
 from leadmail.services.sender_rules import SenderRules
+from leadmail.services.sign_in import SignIn
 from leadmail.services.suppressions import SuppressionList
 from leadmail.services.template_authoring import TemplateAuthoring
 from leadmail.services.template_trials import TemplateTrials
 from leadmail.services.templates import TemplateService
 from leadmail.services.unsubscribes import Unsubscribes
+from leadmail.services.users import Users
 
 if TYPE_CHECKING:  # the web framework is imported by the commands that serve, not by all
     pass
@@ -150,6 +158,10 @@ class Adapters:
     lead_events: LeadEventRepository  # a lead's changes that leave no other trace
     lead_actions: LeadActionRepository  # bulk actions on segments
     retention: RetentionStore  # what is kept for a while, removed once its time is past
+    users: UserStore  # the dashboard's people and their sessions
+    passwords: PasswordHasher  # Argon2id
+    # Failed dashboard sign-ins per address and client (in Redis when set, else here).
+    sign_in_failures: RequestLimiter
     database: Database | None = None
     quotas: QuotaRepository = field(default_factory=MemoryQuotaRepository)  # daily sends
     # The unsubscribe links' key when LEADMAIL_SECRET_KEY is not set.
@@ -162,6 +174,7 @@ class Adapters:
     @classmethod
     def in_memory(cls, provider: EmailProvider | None = None) -> Adapters:
         leads, campaigns = MemoryLeadRepository(), MemoryCampaignRepository()
+        keys = MemoryApiKeyStore()
         suppressions = MemorySuppressionRepository()
         messages = MemoryMessageRepository(suppressions)
         events = MemoryMessageEventRepository(messages)
@@ -172,7 +185,7 @@ class Adapters:
         lead_actions = MemoryLeadActionRepository(leads, lead_events)
         return cls(
             leads=leads,
-            keys=MemoryApiKeyStore(),
+            keys=keys,
             provider=provider if provider is not None else RecordingEmailProvider(),
             templates=MemoryTemplateRepository(),
             account_templates=MemoryAccountTemplateRepository(),
@@ -195,6 +208,10 @@ class Adapters:
             retention=MemoryRetentionStore(
                 claims, messages, events, recipients, imports, lead_actions
             ),
+            users=MemoryUserStore(keys),
+            # The cheapest Argon2id: tests sign in often, and measure nothing of it.
+            passwords=Argon2PasswordHasher(time_cost=1, memory_kib=64),
+            sign_in_failures=_sign_in_failures(""),
         )
 
     @classmethod
@@ -243,6 +260,9 @@ class Adapters:
             lead_events=PiccoloLeadEventRepository(database),
             lead_actions=PiccoloLeadActionRepository(database),
             retention=PiccoloRetentionStore(database),
+            users=PiccoloUserStore(database),
+            passwords=Argon2PasswordHasher(),
+            sign_in_failures=_sign_in_failures(settings.redis_url),
             database=database,
             quotas=PiccoloQuotaRepository(database),
             secrets=PiccoloInstallationSecrets(database),
@@ -271,9 +291,15 @@ class Adapters:
         finally:
             await self.provider.close()
             await self.limiter.close()
-            for budget in (self.key_budget, self.client_budget):
+            for budget in (self.key_budget, self.client_budget, self.sign_in_failures):
                 if budget is not None:
                     await budget.close()
+
+
+def _sign_in_failures(redis_url: str) -> RequestLimiter:
+    limiter = request_limiter_from(redis_url, SIGN_IN_FAILURES_PER_MINUTE, "sign_in")
+    assert limiter is not None  # (None only for a budget of 0)
+    return limiter
 
 
 def catalog_from(settings: Settings) -> FileTemplateCatalog:
@@ -379,6 +405,8 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         quota=quota,
         operations=Operations(adapters.campaigns, adapters.recipients, adapters.jobs),
         retention=retention,
+        users=Users(adapters.users, adapters.passwords, settings.link_base(), clock),
+        sign_in=SignIn(adapters.users, adapters.passwords, adapters.sign_in_failures, clock),
     )
 
 

@@ -30,6 +30,7 @@ from leadmail.adapters.db.templates import (
     PiccoloAccountTemplateRepository,
     PiccoloTemplateRepository,
 )
+from leadmail.adapters.db.users import PiccoloUserStore
 from leadmail.adapters.mail.providers import CONSOLE
 from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepository
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
@@ -44,6 +45,7 @@ from leadmail.adapters.memory.quotas import MemoryQuotaRepository
 from leadmail.adapters.memory.sender_domains import MemorySenderDomainRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
 from leadmail.adapters.memory.templates import MemoryTemplateRepository
+from leadmail.adapters.memory.users import MemoryUserStore
 from tests.contract.mail_support import (
     HTTP,
     RECORDING_BATCHES,
@@ -88,10 +90,11 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
         campaigns = MemoryCampaignRepository()
         suppressions = MemorySuppressionRepository()
         lead_events = MemoryLeadEventRepository(leads)
+        keys = MemoryApiKeyStore()
         yield Storage(
             adapter.kind,
             leads,
-            MemoryApiKeyStore(),
+            keys,
             MemoryTemplateRepository(),
             MemoryMessageRepository(suppressions),
             MemoryIdempotencyStore(),
@@ -104,6 +107,7 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
             lead_events,
             MemoryLeadActionRepository(leads, lead_events, batch=ACTION_BATCH_IN_TESTS),
             MemoryQuotaRepository(),
+            MemoryUserStore(keys),
         )
         return
     if adapter.shared_database is not None:
@@ -142,6 +146,7 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloLeadEventRepository(database),
         PiccoloLeadActionRepository(database, batch=ACTION_BATCH_IN_TESTS),
         PiccoloQuotaRepository(database),
+        PiccoloUserStore(database),
         database,
     )
 

@@ -30,6 +30,7 @@ from leadmail.ports.quotas import QuotaRepository
 from leadmail.ports.sender_domains import SenderDomainRepository
 from leadmail.ports.suppressions import SuppressionRepository
 from leadmail.ports.templates import AccountTemplateRepository, TemplateRepository
+from leadmail.ports.users import UserStore
 
 # Millisecond precision, as the service's clock produces (domain/clock.py).
 T0 = datetime(2026, 11, 22, 10, 15, 30, 123_000, tzinfo=UTC)
@@ -45,6 +46,10 @@ def moment(milliseconds: int) -> datetime:
 
 def unique_account_name() -> str:
     return "acct-" + secrets.token_hex(8)
+
+
+def unique_address() -> str:
+    return f"staff-{secrets.token_hex(6)}@school.example"
 
 
 def unique_digest() -> str:
@@ -184,6 +189,7 @@ class Storage:
     lead_events: LeadEventRepository
     lead_actions: LeadActionRepository
     quotas: QuotaRepository
+    users: UserStore
     # The database behind the Piccolo adapters, for what no port shows (None for memory).
     database: Database | None = None
 

@@ -190,7 +190,10 @@ async def test_an_unlimited_lane_never_waits_and_counts_nothing(storage: Storage
 
     moments = await acquisitions([worker], 200)
 
-    assert moments[-1] < 1.0  # 2 a second would take 100 s; one round trip each on Redis
+    # Paced at any rate this would take 100 s (2 a second); unpaced it is 200 round trips
+    # on Redis (the 429 hold is still read), which took up to 1.06 s on a loaded machine
+    # with the suite on both cores: the bound tells the two apart with room to spare.
+    assert moments[-1] < 5.0
     assert await storage.leftovers() == 0
 
 

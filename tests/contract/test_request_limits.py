@@ -56,6 +56,23 @@ async def test_each_bucket_has_its_own_budget(budget: RequestLimiter) -> None:
     assert not (await budget.hit("key:a")).allowed
 
 
+async def test_a_peek_counts_nothing_and_says_whether_one_more_fits(
+    budget: RequestLimiter,
+) -> None:
+    assert (await budget.peek("key:a")).allowed
+    for _ in range(BUDGET):
+        before = await budget.peek("key:a")
+        assert before.allowed
+        assert (await budget.hit("key:a")).remaining == before.remaining - 1
+
+    full = await budget.peek("key:a")
+
+    assert not full.allowed
+    assert full.remaining == 0
+    assert 0 < full.reset_after <= 60
+    assert (await budget.peek("key:b")).remaining == BUDGET  # another bucket untouched
+
+
 async def test_headers_say_the_budget() -> None:
     limiter = request_limiter_from("", 10, "key")
     assert limiter is not None

@@ -114,6 +114,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_27t19_00_00_000000_retention_indexes as retention_indexes,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_27t22_09_00_101884_dashboard_users as dashboard_users,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -159,6 +162,8 @@ PROVIDER_ID_MIGRATIONS = [provider_id_text.ID]
 QUOTA_MIGRATIONS = [daily_quotas.ID]
 # What a purge finds its rows by (issue 28): claims by age, recipients by message.
 RETENTION_MIGRATIONS = [retention_indexes.ID]
+# The dashboard's users and their sessions (issue 29).
+USER_MIGRATIONS = [dashboard_users.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -184,6 +189,7 @@ MAIL_MIGRATIONS = sorted(
         *PROVIDER_ID_MIGRATIONS,
         *QUOTA_MIGRATIONS,
         *RETENTION_MIGRATIONS,
+        *USER_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -209,6 +215,7 @@ RENAME_MIGRATIONS = sorted(
         *PROVIDER_ID_MIGRATIONS,
         *QUOTA_MIGRATIONS,
         *RETENTION_MIGRATIONS,
+        *USER_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -233,6 +240,7 @@ TEMPLATE_TABLES = {"account_templates", "template_versions"}
 LOG_TABLES = {"message_addresses"}
 TIMELINE_TABLES = {"lead_events"}
 ACTION_TABLES = {"lead_actions", "lead_action_members"}
+USER_TABLES = {"users", "user_sessions"}
 OUR_TABLES = (
     LEAD_TABLES
     | MAIL_TABLES
@@ -246,6 +254,7 @@ OUR_TABLES = (
     | LOG_TABLES
     | TIMELINE_TABLES
     | ACTION_TABLES
+    | USER_TABLES
 )
 LEAD_COLUMNS = {
     "lead_id",
@@ -787,4 +796,15 @@ async def test_retention_indexes_migrate_forwards_and_back(empty: EmptyDatabase)
     indexes = set((await empty.schema()).indexes)
     assert not {"idempotency_keys_created", "campaign_recipients_message"} & indexes
     assert await migrate(empty.database) == applied_from(RETENTION_MIGRATIONS[0])
+    await assert_usable(empty.database)
+
+
+async def test_dashboard_users_migrate_forwards_and_back(empty: EmptyDatabase) -> None:
+    await migrate(empty.database)
+    assert (await empty.schema()).tables >= USER_TABLES
+
+    await rollback_all(empty.database, down_to=USER_MIGRATIONS[0])
+
+    assert not USER_TABLES & (await empty.schema()).tables
+    assert await migrate(empty.database) == applied_from(USER_MIGRATIONS[0])
     await assert_usable(empty.database)

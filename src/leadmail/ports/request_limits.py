@@ -51,6 +51,12 @@ class RequestLimiter(Protocol):
         Raises LimiterUnavailable when the shared storage cannot be reached."""
         ...
 
+    async def peek(self, bucket: str) -> Allowance:
+        """Whether one more would fit (``allowed``) and the budget now, counting nothing:
+        for budgets charged only for some outcomes (a failed sign-in). Raises
+        LimiterUnavailable as ``hit`` does."""
+        ...
+
     async def close(self) -> None:
         """Give back the storage's connections (once, at shutdown)."""
         ...

@@ -21,11 +21,13 @@ from leadmail.services.send_email import SendEmail
 from leadmail.services.send_template_email import SendTemplateEmail
 from leadmail.services.sender_domains import SenderDomainService
 from leadmail.services.sender_rules import SenderRules
+from leadmail.services.sign_in import SignIn
 from leadmail.services.suppressions import SuppressionList
 from leadmail.services.template_authoring import TemplateAuthoring
 from leadmail.services.template_trials import TemplateTrials
 from leadmail.services.templates import TemplateService
 from leadmail.services.unsubscribes import Unsubscribes
+from leadmail.services.users import Users
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,3 +58,5 @@ class Services:
     quota: SendQuota  # each account's daily send quota (every path that sends asks it)
     operations: Operations  # what GET /metrics reads from the storage
     retention: Retention  # old claims, messages, logs and import files purged
+    users: Users  # the dashboard's people: invited, their passwords set, disabled
+    sign_in: SignIn  # the dashboard's sign-in and sessions

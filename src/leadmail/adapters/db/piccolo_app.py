@@ -29,6 +29,8 @@ from leadmail.adapters.db.tables import (
     Suppressions,
     Templates,
     TemplateVersions,
+    Users,
+    UserSessions,
 )
 
 APP_CONFIG = AppConfig(
@@ -57,6 +59,8 @@ APP_CONFIG = AppConfig(
         InstallationSecrets,
         AccountTemplates,
         TemplateVersions,
+        Users,
+        UserSessions,
     ],
     migration_dependencies=[],
     commands=[],

@@ -55,6 +55,8 @@ class Tables:
     lead_events: Any
     lead_actions: Any
     lead_action_members: Any
+    users: Any
+    user_sessions: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -367,6 +369,30 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         value = Text()
         created_at = Timestamptz()
 
+    class Users(Table, tablename="users", db=engine):
+        # The dashboard's people: each of one account. ``email_key`` (lower-cased) is
+        # unique across the installation: an address signs in to one account.
+        user_id = Varchar(length=40, primary_key=True)
+        account_id = ForeignKey(
+            references=Accounts, on_delete=OnDelete.cascade, null=False, index=True
+        )
+        email = Varchar(length=254)
+        email_key = Varchar(length=254, unique=True)
+        password_hash = Text(null=True, default=None)  # Argon2id; None until set
+        # The one-time password link's SHA-256 digest, until used or replaced.
+        link_digest = Varchar(length=64, null=True, default=None, unique=True)
+        link_expires_at = Timestamptz(null=True, default=None)
+        created_at = Timestamptz()
+        password_set_at = Timestamptz(null=True, default=None)
+        disabled_at = Timestamptz(null=True, default=None)
+
+    class UserSessions(Table, tablename="user_sessions", db=engine):
+        # A signed-in browser: the SHA-256 digest of its cookie's secret.
+        digest = Varchar(length=64, primary_key=True)
+        user_id = ForeignKey(references=Users, on_delete=OnDelete.cascade, null=False, index=True)
+        created_at = Timestamptz()
+        last_seen_at = Timestamptz()
+
     return Tables(
         accounts=Accounts,
         account_sends=AccountSends,
@@ -390,6 +416,8 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         lead_events=LeadEvents,
         lead_actions=LeadActions,
         lead_action_members=LeadActionMembers,
+        users=Users,
+        user_sessions=UserSessions,
     )
 
 
@@ -416,3 +444,5 @@ MessageAddresses = _MIGRATION_TABLES.message_addresses
 LeadEvents = _MIGRATION_TABLES.lead_events
 LeadActions = _MIGRATION_TABLES.lead_actions
 LeadActionMembers = _MIGRATION_TABLES.lead_action_members
+Users = _MIGRATION_TABLES.users
+UserSessions = _MIGRATION_TABLES.user_sessions

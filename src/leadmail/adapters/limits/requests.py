@@ -52,6 +52,17 @@ class LimitsRequestLimiter(RequestLimiter):
         reset_after = max(0.0, stats.reset_time - time.time())
         return Allowance(allowed, self._item.amount, stats.remaining, reset_after)
 
+    async def peek(self, bucket: str) -> Allowance:
+        try:
+            allowed = await self._limiter.test(self._item, bucket)
+            stats = await self._limiter.get_window_stats(self._item, bucket)
+        except self._errors as e:
+            raise LimiterUnavailable(
+                f"The request limiter's storage is unavailable ({type(e).__name__})"
+            ) from e
+        reset_after = max(0.0, stats.reset_time - time.time())
+        return Allowance(allowed, self._item.amount, stats.remaining, reset_after)
+
     async def close(self) -> None:
         if self._closing is not None:
             await self._closing()

@@ -55,3 +55,7 @@ class MemoryApiKeyStore(ApiKeyStore):
 
     async def count_keys(self) -> int:
         return len(self._keys)
+
+    def account(self, name: str) -> Account | None:
+        """The account of that name (the memory user store's view of the accounts)."""
+        return self._accounts.get(name)

@@ -1,0 +1,1 @@
+"""Password hashing (ports/passwords.py) with argon2-cffi."""
