@@ -78,6 +78,7 @@ def create_app(
         log.info("templates_synced", templates=count)
         # The links' key made (and kept) on the first start, not by the first send.
         await services.unsubscribes.ready()
+        await services.sign_in.ready()  # the dashboard's form key, likewise
         if adapters.provider.name == "console":
             log.warning(
                 "console_email_provider",
@@ -110,6 +111,7 @@ def create_app(
         key_budget=adapters.key_budget,
         client_budget=adapters.client_budget,
         metrics_token=settings.metrics_token,
+        secure_cookies=settings.link_base().startswith("https://"),
         version=version("leadmail"),
         max_body_bytes=settings.max_body_bytes,
         import_max_bytes=settings.import_max_bytes,

@@ -406,7 +406,14 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         operations=Operations(adapters.campaigns, adapters.recipients, adapters.jobs),
         retention=retention,
         users=Users(adapters.users, adapters.passwords, settings.link_base(), clock),
-        sign_in=SignIn(adapters.users, adapters.passwords, adapters.sign_in_failures, clock),
+        sign_in=SignIn(
+            adapters.users,
+            adapters.passwords,
+            adapters.sign_in_failures,
+            adapters.secrets,
+            key=settings.secret_key.encode() if settings.secret_key else None,
+            clock=clock,
+        ),
     )
 
 

@@ -17,6 +17,7 @@ import pytest
 from litestar import Litestar
 from litestar.routes import HTTPRoute
 
+from leadmail.adapters.http.dashboard.security import DASHBOARD
 from leadmail.adapters.http.health import HEALTH, READY
 from leadmail.adapters.http.json_depth import MAX_JSON_DEPTH
 from leadmail.adapters.http.metrics import METRICS
@@ -93,12 +94,13 @@ def routes(app: Litestar) -> list[tuple[str, str, Any]]:
     """Every (method, path template, handler) of the API: not the document's, not the
     unsubscribe pages' (HTML for people, no key, no query check by design: held in
     tests/api/test_unsubscribe_pages.py), not /health, /ready and /metrics (probes and
-    scrapers, no key, no query check: tests/api/test_health.py), not OPTIONS."""
+    scrapers, no key, no query check: tests/api/test_health.py), not the dashboard's
+    (pages for signed-in people: tests/api/test_dashboard.py), not OPTIONS."""
     return [
         (method, route.path, handler)
         for route in app.routes
         if isinstance(route, HTTPRoute)
-        and not route.path.startswith((DOCUMENT, UNSUBSCRIBE, HEALTH, READY, METRICS))
+        and not route.path.startswith((DOCUMENT, UNSUBSCRIBE, HEALTH, READY, METRICS, DASHBOARD))
         for method, (handler, _) in route.route_handler_map.items()
         if method != "OPTIONS"
     ]

@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from leadmail.adapters.limits.requests import request_limiter_from
+from leadmail.adapters.memory.installation_secrets import MemoryInstallationSecrets
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
 from leadmail.adapters.memory.users import MemoryUserStore
 from leadmail.adapters.passwords.argon2 import Argon2PasswordHasher
@@ -68,7 +69,7 @@ async def rig() -> Rig:
         store,
         hasher,
         Users(store, hasher, BASE + "/", clock),
-        SignIn(store, hasher, failures, clock),
+        SignIn(store, hasher, failures, MemoryInstallationSecrets(), clock=clock),
         clock,
     )
 
@@ -233,7 +234,9 @@ async def test_a_hash_made_with_weaker_parameters_is_remade_on_sign_in(rig: Rig)
     found = await rig.store.credentials(email)
     assert found is not None
     stronger = Argon2PasswordHasher(time_cost=2, memory_kib=128)
-    sign_in = SignIn(rig.store, stronger, rig.sign_in._failures, rig.clock)
+    sign_in = SignIn(
+        rig.store, stronger, rig.sign_in._failures, MemoryInstallationSecrets(), clock=rig.clock
+    )
 
     await sign_in.sign_in(email, PASSWORD, "10.0.0.1")
 
@@ -241,3 +244,22 @@ async def test_a_hash_made_with_weaker_parameters_is_remade_on_sign_in(rig: Rig)
     assert again is not None
     assert again.password_hash != found.password_hash
     assert not stronger.needs_rehash(again.password_hash or "")
+
+
+async def test_the_form_key_is_made_once_or_derived_from_the_secret_key(rig: Rig) -> None:
+    stored = MemoryInstallationSecrets()
+    failures = rig.sign_in._failures
+    first = SignIn(rig.store, rig.hasher, failures, stored, clock=rig.clock)
+    second = SignIn(rig.store, rig.hasher, failures, stored, clock=rig.clock)
+    keyed = SignIn(rig.store, rig.hasher, failures, stored, key=b"k" * 32, clock=rig.clock)
+
+    assert first.form_key is None
+    await first.ready()
+    await second.ready()
+    await keyed.ready()
+
+    assert first.form_key is not None
+    assert len(first.form_key) >= 64
+    assert second.form_key == first.form_key  # another process on the same database
+    assert keyed.form_key not in (None, first.form_key)
+    assert b"k" * 32 not in (keyed.form_key or "").encode()

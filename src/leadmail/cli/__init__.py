@@ -15,7 +15,7 @@ import structlog
 
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.bootstrap import DEMO_ACCOUNT, Adapters, ensure_demo_key, wire
-from leadmail.cli import accounts, campaigns, leads, purge, worker
+from leadmail.cli import accounts, campaigns, leads, purge, users, worker
 from leadmail.cli.failures import failure_of
 from leadmail.cli.hints import command_line
 from leadmail.collector import settle_collector
@@ -91,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     worker.add_commands(commands)
     campaigns.add_commands(commands)
     purge.add_commands(commands)
+    users.add_commands(commands)
     return parser
 
 
@@ -153,6 +154,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
             elif await services.keys.list(DEMO_ACCOUNT):
                 _say_how_to_make_a_key()
         log.info("serving", host=host, port=port, database=_database_kind(settings))
+        if not await services.users.list():
+            _say_how_to_sign_in(settings)
         settle_collector()
         yield
 
@@ -203,6 +206,17 @@ def _say_how_to_make_a_key() -> None:
     print(
         "\nAPI keys are shown only once, when they are made. To make another:\n\n"
         f"  {command_line('keys', 'create', '--account', DEMO_ACCOUNT)}\n",
+        flush=True,
+    )
+
+
+def _say_how_to_sign_in(settings: Settings) -> None:
+    """While no user exists: where the dashboard is, and how a first user is made."""
+    account = DEMO_ACCOUNT if settings.is_sqlite else "ACCOUNT"
+    make = command_line("users", "create", "--account", account, "--email", "you@example.com")
+    print(
+        f"\nThe dashboard is at {settings.link_base()}/app/ . To sign in, make yourself a"
+        f" user (then open the link it prints to set a password):\n\n  {make}\n",
         flush=True,
     )
 

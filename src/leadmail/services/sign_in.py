@@ -9,7 +9,10 @@ a user (a missing user costs the time of a password check too).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import math
+import secrets
 
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.users import (
@@ -20,25 +23,50 @@ from leadmail.domain.users import (
     secret_digest,
     user_key,
 )
+from leadmail.ports.installation_secrets import InstallationSecrets
 from leadmail.ports.passwords import PasswordHasher
 from leadmail.ports.request_limits import RequestLimiter
 from leadmail.ports.users import UserStore
 
+# The name the generated form key is kept under (installation_secrets.name).
+FORM_KEY_NAME = "dashboard_form_key"
+
 
 class SignIn:
-    """``failures``: a budget of SIGN_IN_FAILURES_PER_MINUTE per address and client."""
+    """``failures``: a budget of SIGN_IN_FAILURES_PER_MINUTE per address and client.
+    ``stored``, ``key``: where the dashboard's form key comes from: derived from
+    LEADMAIL_SECRET_KEY's bytes when set, else made on the first start and kept in the
+    database (as the unsubscribe links' key is), so every process accepts every form."""
 
     def __init__(
         self,
         store: UserStore,
         hasher: PasswordHasher,
         failures: RequestLimiter,
+        stored: InstallationSecrets,
+        key: bytes | None = None,
         clock: Clock = utc_now,
     ) -> None:
         self._store = store
         self._hasher = hasher
         self._failures = failures
+        self._stored = stored
         self._clock = clock
+        self._form_key = (
+            None if key is None else hmac.new(key, b"dashboard forms", hashlib.sha256).hexdigest()
+        )
+
+    async def ready(self) -> None:
+        """Load the form key (made and kept on the database's first start); at start."""
+        if self._form_key is None:
+            self._form_key = await self._stored.keep(
+                FORM_KEY_NAME, secrets.token_urlsafe(48), self._clock()
+            )
+
+    @property
+    def form_key(self) -> str | None:
+        """What the dashboard's CSRF tokens are signed with; None before ``ready``."""
+        return self._form_key
 
     async def sign_in(self, email: str, password: str, client: str) -> str:
         """The new session's secret. Raises SignInThrottled or SignInRefused."""

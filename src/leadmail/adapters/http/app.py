@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, TypeVar
+from typing import Any
 
-from litestar import Controller, Litestar, Request
+from litestar import Litestar, Request
 from litestar._openapi.plugin import OpenAPIPlugin
 from litestar.openapi.spec import OpenAPI
 
 from leadmail.adapters.http.answers import JsonAnswer
 from leadmail.adapters.http.auth import BearerKeyAuth
+from leadmail.adapters.http.binding import bound_controller
 from leadmail.adapters.http.budgets import RequestBudgets
 from leadmail.adapters.http.campaigns import CampaignController
+from leadmail.adapters.http.dashboard.routes import dashboard_router, dashboard_templates
+from leadmail.adapters.http.dashboard.security import DASHBOARD
 from leadmail.adapters.http.email import REPLAYABLE, EmailController
 from leadmail.adapters.http.errors import EXCEPTION_HANDLERS
 from leadmail.adapters.http.health import HEALTH, READY, health_routes
@@ -35,20 +38,6 @@ from leadmail.adapters.http.webhooks.signatures import Verifier
 from leadmail.ports.request_limits import RequestLimiter
 from leadmail.services.registry import Services
 
-C = TypeVar("C", bound=Controller)
-
-
-def bound_controller(controller: type[C], **services: Any) -> type[C]:
-    """``controller`` with its services as class attributes, for one app.
-
-    The controller's handlers read ``self.<service>``: constructor injection, decided once
-    when the app is built, rather than Litestar's dependency resolution on every request
-    for a value that never changes (its cost: bench/README.md).
-    """
-    return type(
-        controller.__name__, (controller,), {"__module__": controller.__module__, **services}
-    )
-
 
 def build_app(
     services: Services,
@@ -64,6 +53,7 @@ def build_app(
     key_budget: RequestLimiter | None = None,
     client_budget: RequestLimiter | None = None,
     metrics_token: str = "",
+    secure_cookies: bool = False,
 ) -> Litestar:
     """``sender_required``: no default sender is configured (the document then says a
     send must name its ``from``). ``providers``: every name a message's ``provider`` can
@@ -71,12 +61,14 @@ def build_app(
     webhooks are taken, with the check of each one's proof (webhook_verifiers).
     ``key_budget``, ``client_budget``: requests a minute per API key, and per client
     address on the unsubscribe pages (None: no limit; budgets.py). ``metrics_token``: what
-    GET /metrics asks for (empty: nothing)."""
+    GET /metrics asks for (empty: nothing). ``secure_cookies``: the dashboard's cookies go
+    over https only (LEADMAIL_PUBLIC_URL is https)."""
     # The providers' webhooks carry their own proof instead of a key, and unsubscribe
     # links their signed token (people and mail clients follow them, with no key).
     # /health and /ready are asked by load balancers and orchestrators, /metrics by a
     # scraper (its own token, when set), with no key.
-    unkeyed = (DOCUMENT, WEBHOOKS, UNSUBSCRIBE, HEALTH, READY, METRICS)
+    # The dashboard's pages have a session of their own (a signed-in user), not a key.
+    unkeyed = (DOCUMENT, WEBHOOKS, UNSUBSCRIBE, HEALTH, READY, METRICS, DASHBOARD)
     authenticate = BearerKeyAuth(services.keys, exclude_prefixes=unkeyed)
     query_names = QueryNames()
     health = services.health
@@ -124,7 +116,9 @@ def build_app(
             *unsubscribe_routes(services.unsubscribes),
             *health_routes(services.health),
             *metrics_routes(services.operations, metrics_token),
+            dashboard_router(services, secure_cookies=secure_cookies),
         ],
+        template_config=dashboard_templates(),
         before_request=before_request,
         exception_handlers=EXCEPTION_HANDLERS,
         response_class=JsonAnswer,

@@ -1,0 +1,86 @@
+"""How a dashboard page is answered: a template with what every page shows (the user, the
+navigation), and a form shown again with the API's own words next to each field."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from litestar import Request
+from litestar.response import Redirect, Template
+
+from leadmail.adapters.http.dashboard.security import DASHBOARD, session_of
+from leadmail.domain.errors import FieldError, ValidationFailed
+
+# The navigation, in order: (section, title, path).
+SECTIONS = (
+    ("overview", "Overview", f"{DASHBOARD}/"),
+    ("leads", "Leads", f"{DASHBOARD}/leads"),
+    ("imports", "Import", f"{DASHBOARD}/imports"),
+    ("campaigns", "Campaigns", f"{DASHBOARD}/campaigns"),
+    ("templates", "Templates", f"{DASHBOARD}/templates"),
+    ("suppressions", "Suppressions", f"{DASHBOARD}/suppressions"),
+    ("keys", "Keys and senders", f"{DASHBOARD}/keys"),
+)
+
+
+def page(
+    request: Request[Any, Any, Any],
+    template: str,
+    section: str,
+    title: str,
+    *,
+    status_code: int = 200,
+    **context: Any,
+) -> Template:
+    """A signed-in page of ``section``."""
+    return Template(
+        template_name=template,
+        status_code=status_code,
+        context={
+            "session": session_of(request),
+            "sections": SECTIONS,
+            "section": section,
+            "title": title,
+            **context,
+        },
+    )
+
+
+def public_page(
+    template: str,
+    title: str,
+    *,
+    status_code: int = 200,
+    headers: Mapping[str, str] | None = None,
+    **context: Any,
+) -> Template:
+    """A page shown without a session (sign-in, password)."""
+    return Template(
+        template_name=template,
+        status_code=status_code,
+        headers=dict(headers or {}),
+        context={"session": None, "title": title, **context},
+    )
+
+
+def field_errors(error: ValidationFailed) -> dict[str, str]:
+    """Each field's message as the API words it (the first, for a field named twice),
+    keyed by the field's top name (``fields.city`` under ``fields``)."""
+    found: dict[str, str] = {}
+    for item in error.errors:
+        found.setdefault(_top(item), str(item))
+    return found
+
+
+def _top(item: FieldError) -> str:
+    return item.field.split(".", 1)[0].split("[", 1)[0]
+
+
+def see_other(path: str, **query: str) -> Redirect:
+    """After a change: the page that shows it (POST, redirect, GET)."""
+    return Redirect(path, query_params=dict(query) or None, status_code=303)
+
+
+def form_values(form: Mapping[str, Any], *names: str) -> dict[str, str]:
+    return {name: str(form.get(name, "") or "") for name in names}

@@ -1,0 +1,80 @@
+"""The dashboard's router: its pages, its static files, its session guard, CSRF check,
+headers and error pages; and the template engine the app renders the pages with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from litestar import Router
+from litestar.datastructures import CacheControlHeader
+from litestar.middleware.base import DefineMiddleware
+from litestar.plugins.jinja import JinjaTemplateEngine
+from litestar.static_files import create_static_files_router
+from litestar.template.config import TemplateConfig
+
+from leadmail.adapters.http.binding import bound_controller
+from leadmail.adapters.http.dashboard.auth import AuthController
+from leadmail.adapters.http.dashboard.errors import DASHBOARD_ERRORS
+from leadmail.adapters.http.dashboard.leads import LeadPages
+from leadmail.adapters.http.dashboard.overview import OverviewPage
+from leadmail.adapters.http.dashboard.security import (
+    DASHBOARD,
+    FormProtection,
+    SessionGuard,
+    csrf_config,
+    page_headers,
+)
+from leadmail.services.registry import Services
+
+HERE = Path(__file__).parent
+ONE_HOUR = 60 * 60
+
+
+def dashboard_templates() -> TemplateConfig[JinjaTemplateEngine]:
+    return TemplateConfig(directory=HERE / "templates", engine=JinjaTemplateEngine)
+
+
+def dashboard_router(services: Services, *, secure_cookies: bool) -> Router:
+    """``secure_cookies``: the cookies are sent over https only (LEADMAIL_PUBLIC_URL is
+    https)."""
+    static = create_static_files_router(
+        path="/static",
+        directories=[HERE / "static"],
+        name="dashboard-static",
+        cache_control=CacheControlHeader(max_age=ONE_HOUR, private=True),
+        include_in_schema=False,
+    )
+    csrf = DefineMiddleware(
+        FormProtection,
+        config=csrf_config(secure=secure_cookies),
+        key=lambda: services.sign_in.form_key,
+    )
+    return Router(
+        path=DASHBOARD,
+        route_handlers=[
+            bound_controller(
+                AuthController,
+                sign_in=services.sign_in,
+                users=services.users,
+                secure_cookies=secure_cookies,
+            ),
+            bound_controller(
+                OverviewPage,
+                leads=services.leads,
+                campaigns=services.campaigns,
+                suppressions=services.suppressions,
+            ),
+            bound_controller(
+                LeadPages,
+                leads=services.leads,
+                timeline=services.lead_timeline,
+                exports=services.export,
+            ),
+            static,
+        ],
+        before_request=SessionGuard(services.sign_in, services.health),
+        middleware=[csrf],
+        response_headers=page_headers(),
+        exception_handlers=DASHBOARD_ERRORS,
+        include_in_schema=False,
+    )
