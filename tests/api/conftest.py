@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from tests.api.dashboard_support import Staff, signed_in_staff
 from tests.api.support import Api, open_api
 
 
@@ -21,3 +22,10 @@ async def spec(api: Api) -> dict[str, Any]:
     assert response.status_code == 200
     document: dict[str, Any] = response.json()
     return document
+
+
+@pytest.fixture
+async def staff() -> AsyncIterator[Staff]:
+    """A dashboard user of the account "acme", signed in on the client."""
+    async with signed_in_staff() as signed_in:
+        yield signed_in

@@ -9,26 +9,20 @@ git; CI keeps it as an artifact).
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import re
-import secrets
 import shutil
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
 
-import asyncpg
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.async_api import Browser, Page, async_playwright
 
 from tests.e2e.names import new_name
 from tests.e2e.server import LeadmailServer, server_with_key
-from tests.postgres import in_ci, with_database
+from tests.postgres import fresh_database, in_ci
 
-T = TypeVar("T")
 SCREENS = Path(__file__).parent / "screens"
 PASSWORD = "a long enough password"
 # Chromium's own look-ups of Google's hosts go nowhere; the loopback stays reachable.
@@ -54,14 +48,17 @@ def chromium_path() -> str:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
+async def browser() -> AsyncIterator[Browser]:
+    """One Chromium for the session (Playwright's async API, on the session's event loop:
+    its sync API would hold a loop running in this thread, and every async test after it
+    would fail)."""
     path = chromium_path()
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=path, args=ARGS)
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=path, args=ARGS)
         try:
             yield launched
         finally:
-            launched.close()
+            await launched.close()
 
 
 @pytest.fixture(scope="session")
@@ -71,32 +68,11 @@ def sqlite_dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Leadm
         yield running
 
 
-def _in_a_thread(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run a coroutine to its end in a thread of its own: Playwright's sync API holds an
-    event loop in this one, so no other may run here."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, work()).result()
-
-
 @pytest.fixture(scope="session")
-def dashboard_postgres_url(postgres_server: str) -> Iterator[str]:
+async def dashboard_postgres_url(postgres_server: str) -> AsyncIterator[str]:
     """An empty database on the server for the session's dashboard (`serve` migrates it)."""
-    name = "leadmail_t_" + secrets.token_hex(6)
-    _in_a_thread(lambda: _admin(postgres_server, f'CREATE DATABASE "{name}"'))
-    try:
-        yield with_database(postgres_server, name)
-    finally:
-        _in_a_thread(
-            lambda: _admin(postgres_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        )
-
-
-async def _admin(url: str, statement: str) -> None:
-    connection = await asyncpg.connect(url)
-    try:
-        await connection.execute(statement)
-    finally:
-        await connection.close()
+    async with fresh_database(postgres_server) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -174,34 +150,34 @@ def staff(dashboard: LeadmailServer) -> Staff:
 
 
 @pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
+async def page(browser: Browser) -> AsyncIterator[Page]:
+    context = await browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = await context.new_page()
     opened.set_default_timeout(10_000)
     try:
         yield opened
     finally:
-        context.close()
+        await context.close()
 
 
-def signed_in(page: Page, staff: Staff) -> Page:
-    page.goto(f"{staff.base_url}/app/sign-in")
-    page.get_by_label("Email address").fill(staff.email)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{staff.base_url}/app/")
+async def signed_in(page: Page, staff: Staff) -> Page:
+    await page.goto(f"{staff.base_url}/app/sign-in")
+    await page.get_by_label("Email address").fill(staff.email)
+    await page.get_by_label("Password").fill(PASSWORD)
+    await page.get_by_role("button", name="Sign in").click()
+    await page.wait_for_url(f"{staff.base_url}/app/")
     return page
 
 
-def screenshot(page: Page, name: str) -> None:
+async def screenshot(page: Page, name: str) -> None:
     """The page as it looks now, at its width and at a phone's (375 px)."""
     SCREENS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SCREENS / f"{name}.png"), full_page=True)
+    await page.screenshot(path=str(SCREENS / f"{name}.png"), full_page=True)
     size = page.viewport_size
-    page.set_viewport_size({"width": 375, "height": 800})
-    page.screenshot(path=str(SCREENS / f"{name}-375.png"), full_page=True)
+    await page.set_viewport_size({"width": 375, "height": 800})
+    await page.screenshot(path=str(SCREENS / f"{name}-375.png"), full_page=True)
     # Readable at 375 px: nothing wider than the screen but what scrolls on purpose.
-    overflow = page.evaluate("document.documentElement.scrollWidth")
+    overflow = await page.evaluate("document.documentElement.scrollWidth")
     assert overflow <= 375, f"{name}: the page is {overflow} px wide at 375 px"
     if size is not None:
-        page.set_viewport_size(size)
+        await page.set_viewport_size(size)

@@ -28,6 +28,16 @@ def test_first_start_prints_a_working_demo_key_once(tmp_path: Path) -> None:
         assert secret in [line.strip() for line in out.splitlines()], "key not on its own line"
         assert re.search(r"\bdemo\b", out), out  # the account's name
         assert f"http://127.0.0.1:{first.port}/api/v1/leads" in out, out
+        # The dashboard's address, and the command that makes a first user, as pasted.
+        out = wait_for_stdout(first, "users create")
+        assert f"The dashboard is at http://127.0.0.1:{first.port}/app/ ." in out, out
+        [make_user] = [line.strip() for line in out.splitlines() if "users create" in line]
+        assert shlex.split(make_user)[1:] == [
+            "users", "create", "--account", "demo", "--email", "you@example.com"
+        ], make_user
+        invited = run_command_line(make_user, cli_env(database_url), tmp_path)
+        assert invited.returncode == 0, invited.describe()
+        assert "/app/password/" in invited.stdout.splitlines()[-1]
 
         with first.client(secret) as api:
             lead = ok_data(api.post(LEADS, json={"name": "Ada Lovelace", "email": email}))

@@ -151,11 +151,10 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
             created = await ensure_demo_key(services)
             if created is not None:
                 _announce_demo_key(created.secret, host, port)
+                _say_how_to_sign_in(settings)
             elif await services.keys.list(DEMO_ACCOUNT):
                 _say_how_to_make_a_key()
         log.info("serving", host=host, port=port, database=_database_kind(settings))
-        if not await services.users.list():
-            _say_how_to_sign_in(settings)
         settle_collector()
         yield
 
@@ -211,9 +210,9 @@ def _say_how_to_make_a_key() -> None:
 
 
 def _say_how_to_sign_in(settings: Settings) -> None:
-    """While no user exists: where the dashboard is, and how a first user is made."""
-    account = DEMO_ACCOUNT if settings.is_sqlite else "ACCOUNT"
-    make = command_line("users", "create", "--account", account, "--email", "you@example.com")
+    """On the first start of an embedded database: where the dashboard is, and how the
+    first user (of the demo account) is made."""
+    make = command_line("users", "create", "--account", DEMO_ACCOUNT, "--email", "you@example.com")
     print(
         f"\nThe dashboard is at {settings.link_base()}/app/ . To sign in, make yourself a"
         f" user (then open the link it prints to set a password):\n\n  {make}\n",

@@ -56,7 +56,8 @@ def _forbidden(request: AnyRequest, exc: PermissionDeniedException) -> Response[
 
 
 def _http(request: AnyRequest, exc: HTTPException) -> Response[Any]:
-    return _page(request, exc.status_code, "Not possible", exc.detail)
+    heading = "Not found" if exc.status_code == 404 else "Not possible"
+    return _page(request, exc.status_code, heading, exc.detail)
 
 
 def _bug(request: AnyRequest, exc: Exception) -> Response[Any]:

@@ -15,6 +15,7 @@ from litestar.template.config import TemplateConfig
 from leadmail.adapters.http.binding import bound_controller
 from leadmail.adapters.http.dashboard.auth import AuthController
 from leadmail.adapters.http.dashboard.errors import DASHBOARD_ERRORS
+from leadmail.adapters.http.dashboard.keys import KeyPages
 from leadmail.adapters.http.dashboard.leads import LeadPages
 from leadmail.adapters.http.dashboard.overview import OverviewPage
 from leadmail.adapters.http.dashboard.security import (
@@ -24,6 +25,7 @@ from leadmail.adapters.http.dashboard.security import (
     csrf_config,
     page_headers,
 )
+from leadmail.adapters.http.dashboard.suppressions import SuppressionPages
 from leadmail.services.registry import Services
 
 HERE = Path(__file__).parent
@@ -70,6 +72,8 @@ def dashboard_router(services: Services, *, secure_cookies: bool) -> Router:
                 timeline=services.lead_timeline,
                 exports=services.export,
             ),
+            bound_controller(SuppressionPages, suppressions=services.suppressions),
+            bound_controller(KeyPages, keys=services.keys, sender_domains=services.sender_domains),
             static,
         ],
         before_request=SessionGuard(services.sign_in, services.health),
