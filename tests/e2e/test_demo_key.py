@@ -33,7 +33,12 @@ def test_first_start_prints_a_working_demo_key_once(tmp_path: Path) -> None:
         assert f"The dashboard is at http://127.0.0.1:{first.port}/app/ ." in out, out
         [make_user] = [line.strip() for line in out.splitlines() if "users create" in line]
         assert shlex.split(make_user)[1:] == [
-            "users", "create", "--account", "demo", "--email", "you@example.com"
+            "users",
+            "create",
+            "--account",
+            "demo",
+            "--email",
+            "you@example.com",
         ], make_user
         invited = run_command_line(make_user, cli_env(database_url), tmp_path)
         assert invited.returncode == 0, invited.describe()
