@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from leadmail.adapters.catalog.files import FileTemplateCatalog
+from leadmail.adapters.db.activity import PiccoloActivityCounts
 from leadmail.adapters.db.campaign_recipients import PiccoloRecipientRepository
 from leadmail.adapters.db.campaigns import PiccoloCampaignRepository
 from leadmail.adapters.db.database import Database
@@ -45,6 +46,7 @@ from leadmail.adapters.limits.requests import request_limiter_from
 from leadmail.adapters.mail.factory import email_provider_from
 from leadmail.adapters.mail.metrics import MeteredEmailProvider
 from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepository
+from leadmail.adapters.memory.activity import MemoryActivityCounts
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.installation_secrets import MemoryInstallationSecrets
@@ -72,6 +74,7 @@ from leadmail.domain.delivery import RetryPolicy
 from leadmail.domain.email import SenderPolicy
 from leadmail.domain.retention import RetentionPolicy
 from leadmail.domain.users import SIGN_IN_FAILURES_PER_MINUTE
+from leadmail.ports.activity import ActivityCounts
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.installation_secrets import InstallationSecrets
@@ -97,6 +100,7 @@ from leadmail.ports.templates import (
     TemplateRepository,
 )
 from leadmail.ports.users import UserStore
+from leadmail.services.activity import AccountActivity
 from leadmail.services.addressing import Addressing
 from leadmail.services.campaign_checks import CampaignChecks
 from leadmail.services.campaigns import CAMPAIGN_JOB, QUOTA_RESUME_JOB, CampaignService
@@ -162,6 +166,7 @@ class Adapters:
     passwords: PasswordHasher  # Argon2id
     # Failed dashboard sign-ins per address and client (in Redis when set, else here).
     sign_in_failures: RequestLimiter
+    activity: ActivityCounts  # the overview's figures
     database: Database | None = None
     quotas: QuotaRepository = field(default_factory=MemoryQuotaRepository)  # daily sends
     # The unsubscribe links' key when LEADMAIL_SECRET_KEY is not set.
@@ -212,6 +217,7 @@ class Adapters:
             # The cheapest Argon2id: tests sign in often, and measure nothing of it.
             passwords=Argon2PasswordHasher(time_cost=1, memory_kib=64),
             sign_in_failures=_sign_in_failures(""),
+            activity=MemoryActivityCounts(leads, messages, suppressions),
         )
 
     @classmethod
@@ -263,6 +269,7 @@ class Adapters:
             users=PiccoloUserStore(database),
             passwords=Argon2PasswordHasher(),
             sign_in_failures=_sign_in_failures(settings.redis_url),
+            activity=PiccoloActivityCounts(database),
             database=database,
             quotas=PiccoloQuotaRepository(database),
             secrets=PiccoloInstallationSecrets(database),
@@ -405,6 +412,7 @@ def wire(adapters: Adapters, settings: Settings | None = None, clock: Clock = ut
         quota=quota,
         operations=Operations(adapters.campaigns, adapters.recipients, adapters.jobs),
         retention=retention,
+        activity=AccountActivity(adapters.activity, adapters.leads, clock),
         users=Users(adapters.users, adapters.passwords, settings.link_base(), clock),
         sign_in=SignIn(
             adapters.users,

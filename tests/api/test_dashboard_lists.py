@@ -114,3 +114,22 @@ async def test_the_sender_domains_are_listed(staff: Staff) -> None:
 
     assert "No sender domains of its own" in none.text
     assert "<li>school.example" in some.text
+
+
+async def test_the_overview_counts_the_last_30_days_and_shows_campaigns_under_way(
+    staff: Staff,
+) -> None:
+    for i in range(3):
+        await staff.api.add_lead(email=f"l{i}@example.com", tags=["march"])
+    await staff.api.services.suppressions.add(staff.api.account_id, "gone@example.com")
+    other = await staff.api.services.keys.create("other-school")
+    await staff.api.add_lead(email="theirs@example.com", headers=bearer(other.secret))
+
+    page = await staff.client.get("/app/")
+
+    assert page.status_code == 200
+    assert 'id="leads-total">3<' in page.text  # not the other account's
+    assert 'id="leads-period">3<' in page.text
+    assert page.text.count('<rect class="bar"') == 1  # one day with leads
+    assert "<strong>1</strong> manual" in page.text
+    assert "None running now." in page.text

@@ -31,6 +31,9 @@ ARGS = [
     "--disable-quic",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
 ]
+# Campaigns paced so their counts are seen moving (the console provider: one message a
+# request).
+PACED = {"LEADMAIL_EMAIL_RATE": "4"}
 _LINK = re.compile(r"^(http://\S+/app/password/\S+)$", re.MULTILINE)
 _CSRF = re.compile(r'name="_csrf_token" value="([^"]+)"')
 
@@ -64,7 +67,9 @@ async def browser() -> AsyncIterator[Browser]:
 @pytest.fixture(scope="session")
 def sqlite_dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LeadmailServer]:
     workdir = tmp_path_factory.mktemp("dashboard-sqlite")
-    with server_with_key(f"sqlite:///{workdir / 'leadmail.db'}", workdir) as running:
+    with server_with_key(
+        f"sqlite:///{workdir / 'leadmail.db'}", workdir, extra_env=PACED
+    ) as running:
         yield running
 
 
@@ -80,7 +85,9 @@ def postgres_dashboard(
     dashboard_postgres_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LeadmailServer]:
     workdir = tmp_path_factory.mktemp("dashboard-postgres")
-    with server_with_key(dashboard_postgres_url, workdir, key_first=False) as running:
+    with server_with_key(
+        dashboard_postgres_url, workdir, key_first=False, extra_env=PACED
+    ) as running:
         yield running
 
 

@@ -12,7 +12,7 @@ from tests.browser.conftest import Staff, new_staff, screenshot, signed_in
 
 async def test_add_edit_tag_filter_and_delete_a_lead(staff: Staff, page: Page) -> None:
     await signed_in(page, staff)
-    await screenshot(page, "overview")
+    await screenshot(page, "overview-empty")
     await page.get_by_role("link", name="Leads").click()
     await page.get_by_role("link", name="Add a lead").click()
 

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import pytest
 
+from leadmail.adapters.db.activity import PiccoloActivityCounts
 from leadmail.adapters.db.campaign_recipients import PiccoloRecipientRepository
 from leadmail.adapters.db.campaigns import PiccoloCampaignRepository
 from leadmail.adapters.db.database import Database
@@ -33,6 +34,7 @@ from leadmail.adapters.db.templates import (
 from leadmail.adapters.db.users import PiccoloUserStore
 from leadmail.adapters.mail.providers import CONSOLE
 from leadmail.adapters.memory.account_templates import MemoryAccountTemplateRepository
+from leadmail.adapters.memory.activity import MemoryActivityCounts
 from leadmail.adapters.memory.campaigns import MemoryCampaignRepository, MemoryRecipientRepository
 from leadmail.adapters.memory.idempotency import MemoryIdempotencyStore
 from leadmail.adapters.memory.keys import MemoryApiKeyStore
@@ -91,12 +93,13 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
         suppressions = MemorySuppressionRepository()
         lead_events = MemoryLeadEventRepository(leads)
         keys = MemoryApiKeyStore()
+        messages = MemoryMessageRepository(suppressions)
         yield Storage(
             adapter.kind,
             leads,
             keys,
             MemoryTemplateRepository(),
-            MemoryMessageRepository(suppressions),
+            messages,
             MemoryIdempotencyStore(),
             MemoryLeadImportRepository(leads, lead_events),
             campaigns,
@@ -108,6 +111,7 @@ async def storage(adapter: Adapter, sqlite_url: str) -> AsyncIterator[Storage]:
             MemoryLeadActionRepository(leads, lead_events, batch=ACTION_BATCH_IN_TESTS),
             MemoryQuotaRepository(),
             MemoryUserStore(keys),
+            MemoryActivityCounts(leads, messages, suppressions),
         )
         return
     if adapter.shared_database is not None:
@@ -147,6 +151,7 @@ def _piccolo(kind: str, database: Database) -> Storage:
         PiccoloLeadActionRepository(database, batch=ACTION_BATCH_IN_TESTS),
         PiccoloQuotaRepository(database),
         PiccoloUserStore(database),
+        PiccoloActivityCounts(database),
         database,
     )
 

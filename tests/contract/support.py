@@ -18,6 +18,7 @@ from leadmail.domain.idempotency import Claim, ClaimState, new_claim_token
 from leadmail.domain.keys import ApiKey
 from leadmail.domain.leads import Lead
 from leadmail.domain.segments import LeadFilter
+from leadmail.ports.activity import ActivityCounts
 from leadmail.ports.campaigns import CampaignRepository, RecipientRepository
 from leadmail.ports.idempotency import IdempotencyStore
 from leadmail.ports.keys import ApiKeyStore
@@ -190,6 +191,7 @@ class Storage:
     lead_actions: LeadActionRepository
     quotas: QuotaRepository
     users: UserStore
+    activity: ActivityCounts
     # The database behind the Piccolo adapters, for what no port shows (None for memory).
     database: Database | None = None
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leadmail.services.activity import AccountActivity
 from leadmail.services.campaign_runner import CampaignRunner
 from leadmail.services.campaigns import CampaignService
 from leadmail.services.health import Health
@@ -58,5 +59,6 @@ class Services:
     quota: SendQuota  # each account's daily send quota (every path that sends asks it)
     operations: Operations  # what GET /metrics reads from the storage
     retention: Retention  # old claims, messages, logs and import files purged
+    activity: AccountActivity  # the dashboard overview's figures
     users: Users  # the dashboard's people: invited, their passwords set, disabled
     sign_in: SignIn  # the dashboard's sign-in and sessions

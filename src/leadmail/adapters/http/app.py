@@ -116,7 +116,9 @@ def build_app(
             *unsubscribe_routes(services.unsubscribes),
             *health_routes(services.health),
             *metrics_routes(services.operations, metrics_token),
-            dashboard_router(services, secure_cookies=secure_cookies),
+            dashboard_router(
+                services, secure_cookies=secure_cookies, upload_limit=import_max_bytes
+            ),
         ],
         template_config=dashboard_templates(),
         before_request=before_request,

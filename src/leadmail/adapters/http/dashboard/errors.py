@@ -12,7 +12,11 @@ from litestar.response import Template
 from litestar.types import ExceptionHandlersMap
 
 from leadmail.adapters.http.dashboard.pages import SECTIONS
-from leadmail.adapters.http.dashboard.security import PAGE_HEADERS
+from leadmail.adapters.http.dashboard.security import (
+    PAGE_HEADERS,
+    SignInNeeded,
+    sign_in_redirect,
+)
 from leadmail.adapters.http.error_table import kind_of
 from leadmail.adapters.http.tracing import request_id_of
 from leadmail.domain.errors import LeadmailError
@@ -45,6 +49,12 @@ def _known(request: AnyRequest, exc: LeadmailError) -> Response[Any]:
     return _page(request, kind.status, kind.message, exc.message)
 
 
+def _sign_in(request: AnyRequest, exc: SignInNeeded) -> Response[Any]:
+    redirect = sign_in_redirect(exc)
+    redirect.headers.update(PAGE_HEADERS)
+    return redirect
+
+
 def _forbidden(request: AnyRequest, exc: PermissionDeniedException) -> Response[Any]:
     return _page(
         request,
@@ -72,6 +82,7 @@ def _bug(request: AnyRequest, exc: Exception) -> Response[Any]:
 
 
 DASHBOARD_ERRORS: ExceptionHandlersMap = {
+    SignInNeeded: _sign_in,
     LeadmailError: _known,
     PermissionDeniedException: _forbidden,
     HTTPException: _http,

@@ -31,7 +31,7 @@ FILTERS = ("q", "tag", "source")
 LEADS = f"{DASHBOARD}/leads"
 
 
-def _segment(query: Mapping[str, str]) -> list[tuple[str, str]]:
+def segment_pairs(query: Mapping[str, str]) -> list[tuple[str, str]]:
     pairs = [(name, query[name].strip()) for name in FILTERS if query.get(name, "").strip()]
     key, value = query.get("field_key", "").strip(), query.get("field_value", "").strip()
     if key:
@@ -77,7 +77,7 @@ class LeadPages(Controller):
     async def listing(self, request: AnyRequest) -> Template:
         account = session_of(request).user.account_id
         query = {k: v for k, v in request.query_params.items() if isinstance(v, str)}
-        segment = _segment(query)
+        segment = segment_pairs(query)
         errors: dict[str, str] = {}
         try:
             asked = LeadQuery.parse(
@@ -108,7 +108,7 @@ class LeadPages(Controller):
     async def export_csv(self, request: AnyRequest) -> Stream:
         account = session_of(request).user.account_id
         query = {k: v for k, v in request.query_params.items() if isinstance(v, str)}
-        segment = LeadQuery.parse(segment=_segment(query)).filter
+        segment = LeadQuery.parse(segment=segment_pairs(query)).filter
         text = await self.exports.open(account, segment)
         return Stream(
             text,

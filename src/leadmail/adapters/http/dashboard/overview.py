@@ -1,44 +1,44 @@
-"""The overview: the lead base at a glance, and the latest campaigns with their progress."""
+"""The overview: the lead base and what the mail did over the last 30 days, drawn as
+charts on the server (SVG), the suppression list by reason, and the campaigns running now
+with their progress."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from litestar import Controller, Request, get
 from litestar.response import Template
 
+from leadmail.adapters.http.dashboard.campaigns import progress_of
 from leadmail.adapters.http.dashboard.pages import page
 from leadmail.adapters.http.dashboard.security import session_of
-from leadmail.domain.segments import LeadFilter
+from leadmail.domain.activity import OUTCOMES
+from leadmail.domain.campaigns import CampaignStatus
+from leadmail.services.activity import AccountActivity
 from leadmail.services.campaigns import CampaignService
-from leadmail.services.leads import LeadService
-from leadmail.services.suppressions import SuppressionList
 
-LATEST_CAMPAIGNS = 5
+LATEST_CAMPAIGNS = 10
+UNDER_WAY = (CampaignStatus.RUNNING, CampaignStatus.SCHEDULED, CampaignStatus.PAUSED)
 
 
 class OverviewPage(Controller):
     path = "/"
     include_in_schema = False
-    leads: ClassVar[LeadService]
+    activity: ClassVar[AccountActivity]
     campaigns: ClassVar[CampaignService]
-    suppressions: ClassVar[SuppressionList]
 
     @get("/")
     async def overview(self, request: Request[Any, Any, Any]) -> Template:
         account = session_of(request).user.account_id
-        week_ago = datetime.now(UTC) - timedelta(days=7)
-        since = week_ago.isoformat().replace("+00:00", "Z")
-        total = await self.leads.count(account, LeadFilter())
-        this_week = await self.leads.count(account, LeadFilter.parse([("created_after", since)]))
+        activity = await self.activity.overview(account)
         latest = await self.campaigns.list(account, LATEST_CAMPAIGNS)
+        under_way = [v for v in latest.items if v.campaign.status in UNDER_WAY]
         return page(
             request,
             "overview.html",
             "overview",
             "Overview",
-            total=total,
-            this_week=this_week,
-            campaigns=latest.items,
+            activity=activity,
+            outcomes=OUTCOMES,
+            running=[(view, progress_of(view)) for view in under_way],
         )

@@ -26,7 +26,7 @@ SECTIONS = (
 
 def page(
     request: Request[Any, Any, Any],
-    template: str,
+    template_name: str,
     section: str,
     title: str,
     *,
@@ -35,7 +35,7 @@ def page(
 ) -> Template:
     """A signed-in page of ``section``."""
     return Template(
-        template_name=template,
+        template_name=template_name,
         status_code=status_code,
         context={
             "session": session_of(request),

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from litestar import Request, Response
+from litestar import Request
 from litestar.config.csrf import CSRFConfig
 from litestar.datastructures import Cookie, ResponseHeader
+from litestar.enums import ScopeType
 from litestar.middleware.csrf import CSRFMiddleware
 from litestar.response import Redirect
 from litestar.types import ASGIApp, Receive, Scope, Send
@@ -78,9 +79,21 @@ class FormProtection(CSRFMiddleware):
         await super().__call__(scope, receive, send)
 
 
+class SignInNeeded(Exception):
+    """No live session: the page answers with the sign-in page's address (errors.py)."""
+
+    def __init__(self, wanted: str, *, forget: bool) -> None:
+        super().__init__(wanted)
+        self.wanted = wanted
+        self.forget = forget  # an ended or expired session's cookie: drop it
+
+
 class SessionGuard:
-    """The dashboard's ``before_request``: a 503 before the service has started, then the
-    session from the cookie in ``scope["user"]``, or a redirect to the sign-in page."""
+    """Before anything else of a dashboard request (its body unread, its CSRF token not
+    checked): a 503 before the service has started, then the session from the cookie in
+    ``scope["user"]``, or SignInNeeded. The sign-in and password pages and the static
+    files need none. So nobody without a session reaches a page whose body may be large
+    (an import's file)."""
 
     def __init__(self, sign_in: SignIn, health: Health) -> None:
         self._sign_in = sign_in
@@ -91,21 +104,38 @@ class SessionGuard:
         # app's own services (their stores and state), not copies of them.
         return self
 
-    async def __call__(self, request: Request[Any, Any, Any]) -> Response[Any] | None:
+    async def check(self, scope: Scope) -> None:
         self._health.check_started()
-        path: str = request.scope["path"]
+        path: str = scope["path"]
         if path.startswith(PUBLIC):
-            return None
+            return
+        request: Request[Any, Any, Any] = Request(scope)
         secret = request.cookies.get(SESSION_COOKIE)
         session = None if not secret else await self._sign_in.session(secret)
         if session is None:
-            wanted = path + (f"?{request.url.query}" if request.url.query else "")
-            redirect = Redirect(SIGN_IN, query_params={"next": wanted}, status_code=303)
-            if secret:  # an ended or expired session: forget its cookie
-                redirect.delete_cookie(SESSION_COOKIE, path=DASHBOARD)
-            return redirect
-        request.scope["user"] = session
-        return None
+            query = scope.get("query_string", b"").decode("latin-1")
+            raise SignInNeeded(path + (f"?{query}" if query else ""), forget=bool(secret))
+        scope["user"] = session
+
+
+class SessionCheck:
+    """SessionGuard as the dashboard's outermost middleware."""
+
+    def __init__(self, app: ASGIApp, guard: SessionGuard) -> None:
+        self.app = app
+        self._guard = guard
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == ScopeType.HTTP:
+            await self._guard.check(scope)
+        await self.app(scope, receive, send)
+
+
+def sign_in_redirect(needed: SignInNeeded) -> Redirect:
+    redirect = Redirect(SIGN_IN, query_params={"next": needed.wanted}, status_code=303)
+    if needed.forget:
+        redirect.delete_cookie(SESSION_COOKIE, path=DASHBOARD)
+    return redirect
 
 
 def session_cookie(secret: str, *, secure: bool) -> Cookie:

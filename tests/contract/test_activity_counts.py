@@ -1,0 +1,78 @@
+"""The ActivityCounts contract (ports/activity.py), run against every adapter: leads and
+messages counted by UTC day from a moment on, messages by status, suppressions by reason,
+one account's only."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, date, datetime, timedelta
+
+from leadmail.domain.email import MessageStatus
+from leadmail.domain.suppressions import Suppression, SuppressionReason
+from tests.contract.support import Storage, a_lead, a_message
+
+DAY = datetime(2026, 3, 10, tzinfo=UTC)  # midnight, UTC
+
+
+def at(days: int, hours: float = 12) -> datetime:
+    return DAY + timedelta(days=days, hours=hours)
+
+
+class TestActivityCountsContract:
+    async def test_leads_are_counted_by_utc_day_from_the_moment_on(self, storage: Storage) -> None:
+        account = await storage.new_account()
+        other = await storage.new_account()
+        moments = [at(-1), at(0, 0.001), at(0, 23.99), at(1), at(1), at(1)]
+        for i, moment in enumerate(moments):
+            await storage.leads.add(a_lead(account, email=f"l{i}@example.com", created_at=moment))
+        await storage.leads.add(a_lead(other, email="x@example.com", created_at=at(1)))
+
+        counted = await storage.activity.leads_per_day(account, DAY)
+
+        assert counted == {date(2026, 3, 10): 2, date(2026, 3, 11): 3}
+
+    async def test_messages_are_counted_by_day_and_status(self, storage: Storage) -> None:
+        account = await storage.new_account()
+        other = await storage.new_account()
+        made = [
+            (at(0), MessageStatus.SENT),
+            (at(0), MessageStatus.DELIVERED),
+            (at(0), MessageStatus.DELIVERED),
+            (at(1), MessageStatus.BOUNCED),
+            (at(1), MessageStatus.FAILED),
+            (at(-3), MessageStatus.SENT),  # before the moment
+        ]
+        await storage.messages.add(
+            [
+                dataclasses.replace(a_message(account, created_at=moment), status=status)
+                for moment, status in made
+            ]
+        )
+        await storage.messages.add([a_message(other, created_at=at(0))])
+
+        counted = await storage.activity.messages_per_day(account, DAY)
+
+        assert counted == {
+            (date(2026, 3, 10), "sent"): 1,
+            (date(2026, 3, 10), "delivered"): 2,
+            (date(2026, 3, 11), "bounced"): 1,
+            (date(2026, 3, 11), "failed"): 1,
+        }
+
+    async def test_suppressions_are_counted_by_reason(self, storage: Storage) -> None:
+        account = await storage.new_account()
+        other = await storage.new_account()
+        reasons = [SuppressionReason.BOUNCED] * 2 + [SuppressionReason.MANUAL]
+        for i, reason in enumerate(reasons):
+            await storage.suppressions.add(
+                Suppression.of(account, f"s{i}@example.com", reason, at(0))
+            )
+        await storage.suppressions.add(
+            Suppression.of(other, "o@example.com", SuppressionReason.COMPLAINED, at(0))
+        )
+
+        assert await storage.activity.suppressions_by_reason(account) == {
+            "bounced": 2,
+            "manual": 1,
+        }
+        assert await storage.activity.suppressions_by_reason(await storage.new_account()) == {}
