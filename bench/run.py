@@ -24,10 +24,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.support.network import free_port
+
 from bench import facts, instructions
 from bench.campaign_results import with_campaigns
 from bench.campaigns import run_campaigns
 from bench.common import ROOT, log, relative
+from bench.dashboard_pages import run_dashboard, with_dashboard
 from bench.database import account_with_key, fresh_database, prepare, row_counts
 from bench.lead_actions import run_actions, with_actions
 from bench.lead_files import run_lead_files, with_lead_files
@@ -48,6 +51,7 @@ from bench.scenarios import (
     ACTIONS_ID,
     BATCH_ID,
     CAMPAIGN_IDS,
+    DASHBOARD_ID,
     FILE_IDS,
     INSTR_ID,
     LEADMAIL_EXTRAS,
@@ -85,6 +89,7 @@ def run(opts: Options) -> dict[str, Any]:
     search: dict[str, Any] = {}
     actions: dict[str, Any] = {}
     retention: dict[str, Any] = {}
+    dashboard: dict[str, Any] = {}
     campaigns: dict[str, Any] = {}
 
     local = urlsplit(opts.postgres_url).hostname in (None, "", "127.0.0.1", "localhost", "::1")
@@ -166,6 +171,8 @@ def run(opts: Options) -> dict[str, Any]:
             long_rows = run_long_rows(servers["leadmail"], l_key, key, db_url)
         if opts.selected(RETENTION_ID):  # a database of its own: the purge takes all old rows
             retention = run_retention(opts.postgres_url, env)
+        if opts.selected(DASHBOARD_ID):  # a database of its own: 100,000 leads in one account
+            dashboard = run_dashboard(opts.postgres_url, env, tmp, free_port())
         if chosen := [i for i in CAMPAIGN_IDS if opts.selected(i)]:  # a database each
             cpus = (opts.server_cpu, opts.load_cpu)
             campaigns = run_campaigns(
@@ -193,6 +200,7 @@ def run(opts: Options) -> dict[str, Any]:
     report = with_search(report, search)
     report = with_actions(report, actions)
     report = with_retention(report, retention)
+    report = with_dashboard(report, dashboard)
     return with_campaigns(report, campaigns)
 
 

@@ -125,12 +125,13 @@ MESSAGE_LOG_ID = "ML"  # the message log at 1,000,000 messages (bench/message_lo
 SEARCH_ID = "QS"  # a lead search at 1,000,000 leads (bench/lead_search.py)
 ACTIONS_ID = "BA"  # bulk actions on 100,000 leads (bench/lead_actions.py)
 RETENTION_ID = "RP"  # the retention purge of 200,000 messages (bench/retention.py)
+DASHBOARD_ID = "DP"  # every dashboard page at 100,000 leads (bench/dashboard_pages.py)
 # Campaigns, each on its database (bench/campaigns.py).
 CAMPAIGN_IDS = ("K1", "K2", "K3", "K4", "K5", "K1a", "K2a")
 IDS = frozenset(
     {s.id for s in SCENARIOS}
     | {PGBENCH_ID, BATCH_ID, INSTR_ID, SEGMENT_ID, IMPORT_ID, EXPORT_ID, LONG_ROWS_ID}
-    | {MESSAGE_LOG_ID, SEARCH_ID, ACTIONS_ID, RETENTION_ID}
+    | {MESSAGE_LOG_ID, SEARCH_ID, ACTIONS_ID, RETENTION_ID, DASHBOARD_ID}
     | set(CAMPAIGN_IDS)
 )
 FILE_IDS = (IMPORT_ID, EXPORT_ID)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from leadmail.domain.activity import Activity, days_back, start_of
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.segments import LeadFilter
@@ -16,12 +18,14 @@ class AccountActivity:
         self._clock = clock
 
     async def overview(self, account_id: str) -> Activity:
+        """The four counts at once (on Postgres, each on a connection of its own: the page
+        waits for the longest, not for their sum)."""
         days = days_back(self._clock())
         since = start_of(days[0])
-        return Activity.of(
-            days,
-            await self._leads.count(account_id, LeadFilter()),
-            await self._counts.leads_per_day(account_id, since),
-            await self._counts.messages_per_day(account_id, since),
-            await self._counts.suppressions_by_reason(account_id),
+        total, leads, messages, suppressions = await asyncio.gather(
+            self._leads.count(account_id, LeadFilter()),
+            self._counts.leads_per_day(account_id, since),
+            self._counts.messages_per_day(account_id, since),
+            self._counts.suppressions_by_reason(account_id),
         )
+        return Activity.of(days, total, leads, messages, suppressions)
