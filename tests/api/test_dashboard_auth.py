@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 
 from leadmail.adapters.http.dashboard.security import CSRF_COOKIE, SESSION_COOKIE
+from leadmail.config import Settings
 from leadmail.domain.users import SIGN_IN_FAILURES_PER_MINUTE, secret_digest
 from tests.api.dashboard_support import PASSWORD, Staff, csrf_of, invite, post_form, sign_in
-from tests.api.support import Api
+from tests.api.support import Api, open_api
 
 # --- signing in and out -----------------------------------------------------------------
 
@@ -186,3 +187,26 @@ async def test_the_stylesheet_and_script_are_the_apps_own(api: Api) -> None:
     assert css.headers["content-type"].startswith("text/css")
     assert "javascript" in js.headers["content-type"]
     assert "url(" not in css.text  # no font or image from elsewhere
+
+
+async def test_the_cookies_are_secure_when_the_public_url_is_https() -> None:
+    settings = Settings(migrate_on_start=False, public_url="https://mail.school.example")
+    async with open_api(settings=settings) as api:
+        email = await invite(api, api.key.key.account_name, "ada@school.example")
+        csrf = await api.client.get("/app/sign-in")
+        # The test client speaks http, so it keeps a Secure cookie to itself: sent here by
+        # hand, as a browser on https would.
+        token = re.search(r'name="_csrf_token" value="([^"]+)"', csrf.text)
+        cookie = re.match(rf"{CSRF_COOKIE}=([^;]+)", csrf.headers["set-cookie"])
+        assert token
+        assert cookie
+        signed = await api.client.post(
+            "/app/sign-in",
+            data={"email": email, "password": PASSWORD, "_csrf_token": token.group(1)},
+            headers={"cookie": f"{CSRF_COOKIE}={cookie.group(1)}"},
+            follow_redirects=False,
+        )
+
+    assert "Secure" in csrf.headers["set-cookie"]
+    assert signed.status_code == 303
+    assert "Secure" in signed.headers["set-cookie"]

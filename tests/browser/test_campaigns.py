@@ -69,5 +69,7 @@ async def test_create_pause_resume_and_finish_a_campaign(staff: Staff, page: Pag
     await page.get_by_role("link", name="Overview").click()
     await expect(page.locator("#leads-total")).to_have_text(str(LEADS + 1))
     await expect(page.locator("#messages-sent")).to_have_text(str(LEADS))
+    # What the pause handed back unsent is no failure.
+    await expect(page.locator("#messages-failed")).to_have_text("0")
     assert await page.locator("svg.chart rect.bar.sent").count() == 1  # today's bar
     await screenshot(page, "overview")

@@ -15,7 +15,8 @@ async def test_write_a_template_and_see_the_preview_change(staff: Staff, page: P
     await page.get_by_role("link", name="New template").click()
     await page.get_by_label("Name", exact=True).fill("Open day")
     await page.get_by_label("Subject", exact=False).fill("Come on {{date}}")
-    await page.get_by_label("HTML", exact=True).fill("<h1 style='color:#0b5cad'>Hello {{first_name}}</h1>")
+    html = page.get_by_label("HTML", exact=True)
+    await html.fill("<h1 style='color:#0b5cad'>Hello {{first_name}}</h1>")
     await page.get_by_role("button", name="Create template").click()
 
     await expect(page.locator(".notice")).to_have_text("Template created.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, date, datetime, timedelta
 
+from leadmail.domain.campaigns import HANDED_BACK
 from leadmail.domain.email import MessageStatus
 from leadmail.domain.suppressions import Suppression, SuppressionReason
 from tests.contract.support import Storage, a_lead, a_message
@@ -49,6 +50,8 @@ class TestActivityCountsContract:
             ]
         )
         await storage.messages.add([a_message(other, created_at=at(0))])
+        handed_back = a_message(account, created_at=at(0)).failed(HANDED_BACK, 1, at(0))
+        await storage.messages.add([handed_back])  # never sent: no outcome
 
         counted = await storage.activity.messages_per_day(account, DAY)
 

@@ -24,6 +24,12 @@ def new_campaign_id() -> str:
     return new_id(CAMPAIGN_ID_PREFIX)
 
 
+# The error of a campaign message recorded but never sent: its batch was handed back (the
+# campaign paused or stopped while it waited for the provider's pace) and its recipient
+# goes in another message. Recorded failed so no send takes it; no outcome of mail.
+HANDED_BACK = "not sent: its recipient was handed back to the campaign, to go in another message"
+
+
 class CampaignStatus(enum.StrEnum):
     DRAFT = "draft"  # created with ``draft``: waits for start
     SCHEDULED = "scheduled"  # started, its audience frozen; sends from ``send_at``

@@ -16,7 +16,9 @@ class ActivityCounts(Protocol):
     async def messages_per_day(
         self, account_id: str, since: datetime
     ) -> dict[tuple[date, str], int]:
-        """Messages made on each UTC day from ``since`` on, by status (as stored)."""
+        """Messages made on each UTC day from ``since`` on, by status (as stored); a
+        campaign message handed back unsent (``failed`` with domain/campaigns.HANDED_BACK)
+        is left out: no mail went."""
         ...
 
     async def suppressions_by_reason(self, account_id: str) -> dict[str, int]: ...

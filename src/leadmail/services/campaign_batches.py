@@ -29,7 +29,7 @@ from leadmail.domain.campaign_recipients import (
     RecipientOutcome,
     render_for,
 )
-from leadmail.domain.campaigns import Campaign, RecipientStatus
+from leadmail.domain.campaigns import HANDED_BACK, Campaign, RecipientStatus
 from leadmail.domain.clock import Clock
 from leadmail.domain.delivery import BatchItem, ProviderUnavailable, RetryPolicy
 from leadmail.domain.email import Message, SenderNotAllowed
@@ -48,7 +48,6 @@ from leadmail.services.unsubscribes import Unsubscribes
 log = logging.getLogger("leadmail.campaigns")
 _S = RecipientStatus
 RENDER_SLICE = 50  # messages rendered between two yields to the event loop
-HANDED_BACK = "not sent: its recipient was handed back to the campaign, to go in another message"
 
 
 @dataclass(frozen=True, slots=True)

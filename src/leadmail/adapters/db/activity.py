@@ -9,6 +9,7 @@ from typing import Any
 
 from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.statements import Statement
+from leadmail.domain.campaigns import HANDED_BACK
 from leadmail.ports.activity import ActivityCounts
 
 
@@ -29,9 +30,11 @@ _LEADS = _statement(
 )
 _MESSAGES = _statement(
     "SELECT (created_at AT TIME ZONE 'UTC')::date AS day, status, count(*) AS n FROM messages"
-    " WHERE account_id = $1 AND created_at >= $2 GROUP BY 1, 2",
+    " WHERE account_id = $1 AND created_at >= $2"
+    " AND NOT (status = 'failed' AND last_error = $3) GROUP BY 1, 2",
     "SELECT substr(created_at, 1, 10) AS day, status, count(*) AS n FROM messages"
-    " WHERE account_id = {} AND created_at >= {} GROUP BY 1, 2",
+    " WHERE account_id = {} AND created_at >= {}"
+    " AND NOT (status = 'failed' AND last_error = {}) GROUP BY 1, 2",
 )
 _SUPPRESSIONS = _statement(
     "SELECT reason, count(*) AS n FROM suppressions WHERE account_id = $1 GROUP BY 1",
@@ -54,7 +57,7 @@ class PiccoloActivityCounts(ActivityCounts):
     async def messages_per_day(
         self, account_id: str, since: datetime
     ) -> dict[tuple[date, str], int]:
-        rows = await self._db.fetch(_MESSAGES, account_id, since)
+        rows = await self._db.fetch(_MESSAGES, account_id, since, HANDED_BACK)
         return {(_date(row["day"]), str(row["status"])): int(row["n"]) for row in rows}
 
     async def suppressions_by_reason(self, account_id: str) -> dict[str, int]:

@@ -8,6 +8,8 @@ from datetime import UTC, date, datetime
 from leadmail.adapters.memory.leads import MemoryLeadRepository
 from leadmail.adapters.memory.messages import MemoryMessageRepository
 from leadmail.adapters.memory.suppressions import MemorySuppressionRepository
+from leadmail.domain.campaigns import HANDED_BACK
+from leadmail.domain.email import MessageStatus
 from leadmail.ports.activity import ActivityCounts
 
 
@@ -39,7 +41,8 @@ class MemoryActivityCounts(ActivityCounts):
         found = self._messages._records.values()
         return dict(
             Counter((_day(m.created_at), m.status.value) for m in found
-                    if m.account_id == account_id and m.created_at >= since)
+                    if m.account_id == account_id and m.created_at >= since
+                    and not (m.status is MessageStatus.FAILED and m.last_error == HANDED_BACK))
         )  # fmt: skip
 
     async def suppressions_by_reason(self, account_id: str) -> dict[str, int]:
