@@ -6,6 +6,7 @@ campaign refused."""
 from __future__ import annotations
 
 import html
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tests.api.campaign_support import SHARED
@@ -171,3 +172,18 @@ async def test_an_audience_of_nobody_is_said_by_the_audience(staff: Staff) -> No
 
     assert response.status_code == 422
     assert 'id="audience-error">The audience matches no lead' in response.text
+
+
+async def test_a_campaign_scheduled_for_later_and_a_time_that_is_none(staff: Staff) -> None:
+    await staff.api.add_lead(email="m@example.com", tags=["march"])
+    later = (datetime.now(UTC) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    path = await made(staff, when="later", send_at=later)
+    bad: Any = await post_form(
+        staff.client, "/app/campaigns", "/app/campaigns/new", form(when="later", send_at="soon")
+    )
+
+    assert (await staff.client.get(f"{path}/progress")).json()["status"] == "scheduled"
+    assert later[:16].replace("T", " ") in (await staff.client.get(path)).text
+    assert bad.status_code == 422
+    assert 'id="send_at-error">`send_at`' in bad.text

@@ -37,6 +37,8 @@ async def test_a_new_user_sets_a_password_from_the_link_and_signs_in_and_out(
     await page.get_by_label("The same password again").fill(PASSWORD)
     await page.get_by_role("button", name="Set password").click()
     await expect(page).to_have_url(re.compile(r"/app/sign-in\?"))
+    await expect(page.locator(".notice")).to_have_text("Your password is set: sign in with it.")
+    await expect(page.get_by_label("Email address")).to_have_value(email)
     await screenshot(page, "sign-in")
     await page.get_by_label("Email address").fill(email)
     await page.get_by_label("Password").fill(PASSWORD)
@@ -47,6 +49,7 @@ async def test_a_new_user_sets_a_password_from_the_link_and_signs_in_and_out(
     await expect(page.locator(".who")).to_contain_text(account)
     await page.get_by_role("button", name="Sign out").click()
     await expect(page).to_have_url(re.compile(r"/app/sign-in"))
+    await expect(page.locator(".notice")).to_have_text("You are signed out.")
     await page.goto(f"{dashboard.base_url}/app/leads")
     await expect(page).to_have_url(re.compile(r"/app/sign-in\?next="))
     # The link worked once.
@@ -99,3 +102,23 @@ async def test_a_post_without_the_csrf_token_is_refused(staff: Staff, page: Page
     assert "security token" in await answer.text()
     with staff.api() as api:
         assert api.get("/api/v1/leads").json()["data"]["items"] == []
+
+
+async def test_the_keyboard_alone_reaches_every_section(staff: Staff, page: Page) -> None:
+    await signed_in(page, staff)
+
+    await page.keyboard.press("Tab")
+    await expect(page.locator(".skip")).to_be_focused()  # first: past the navigation
+    sections = ["Overview", "Leads", "Import", "Campaigns", "Templates", "Suppressions",
+                "Keys and senders"]  # fmt: skip
+    for name in sections:
+        await page.keyboard.press("Tab")
+        link = page.get_by_role("navigation").get_by_role("link", name=name, exact=True)
+        await expect(link).to_be_focused()
+        # Where the focus is can be seen.
+        outline = await link.evaluate("e => getComputedStyle(e).outlineStyle")
+        assert outline != "none", name
+    await page.keyboard.press("Enter")  # on the last one
+
+    await expect(page).to_have_url(f"{staff.base_url}/app/keys")
+    await expect(page.get_by_role("heading", level=1)).to_have_text("Keys and senders")

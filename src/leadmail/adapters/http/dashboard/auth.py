@@ -44,8 +44,23 @@ class AuthController(Controller):
     secure_cookies: ClassVar[bool]
 
     @get("/sign-in")
-    async def sign_in_page(self, next: FromQuery[str] = "") -> Template:
-        return public_page("sign_in.html", "Sign in", next=_next(next), email="")
+    async def sign_in_page(
+        self,
+        next: FromQuery[str] = "",
+        email: FromQuery[str] = "",
+        password_set: FromQuery[str] = "",
+        signed_out: FromQuery[str] = "",
+    ) -> Template:
+        notice = (
+            "Your password is set: sign in with it."
+            if password_set
+            else "You are signed out."
+            if signed_out
+            else ""
+        )
+        return public_page(
+            "sign_in.html", "Sign in", next=_next(next), email=email[:254], notice=notice
+        )
 
     @post("/sign-in")
     async def sign_in_form(self, request: AnyRequest) -> Template | Redirect:
