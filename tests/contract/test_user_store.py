@@ -208,3 +208,23 @@ class TestUserStoreContract:
         assert sum(not isinstance(r, BaseException) for r in results) == 1
         assert all(isinstance(r, UserExists) for r in results if isinstance(r, BaseException))
         assert len(await storage.users.list_users(name)) == 1
+
+
+async def test_idle_sessions_of_a_user_are_ended_and_the_others_kept(storage: Storage) -> None:
+    _, _, link = await _invited(storage)
+    user = await storage.users.set_password(link, "h", moment(1))
+    assert user is not None
+    _, _, other_link = await _invited(storage)
+    other = await storage.users.set_password(other_link, "h", moment(1))
+    assert other is not None
+    stale, fresh, theirs = (new_secret().digest for _ in range(3))
+    await storage.users.start_session(stale, user.user_id, moment(10))
+    await storage.users.start_session(fresh, user.user_id, moment(5_000))
+    await storage.users.start_session(theirs, other.user_id, moment(10))
+
+    ended = await storage.users.end_idle_sessions(user.user_id, moment(1_000))
+
+    assert ended == 1
+    assert await storage.users.session(stale) is None
+    assert await storage.users.session(fresh) is not None
+    assert await storage.users.session(theirs) is not None  # another user's: not this one's

@@ -263,3 +263,14 @@ async def test_the_form_key_is_made_once_or_derived_from_the_secret_key(rig: Rig
     assert second.form_key == first.form_key  # another process on the same database
     assert keyed.form_key not in (None, first.form_key)
     assert b"k" * 32 not in (keyed.form_key or "").encode()
+
+
+async def test_a_sign_in_clears_its_users_stale_sessions(rig: Rig) -> None:
+    email = await rig.active_user()
+    forgotten = await rig.sign_in.sign_in(email, PASSWORD, "10.0.0.1")
+    rig.clock.advance(SESSION_IDLE + timedelta(minutes=1))
+
+    await rig.sign_in.sign_in(email, PASSWORD, "10.0.0.1")
+
+    assert len(rig.store._sessions) == 1
+    assert await rig.sign_in.session(forgotten) is None

@@ -60,3 +60,8 @@ class UserStore(Protocol):
     async def end_session(self, digest: str) -> None:
         """Idempotent."""
         ...
+
+    async def end_idle_sessions(self, user_id: str, unused_since: datetime) -> int:
+        """End the user's sessions not used since ``unused_since`` (each sign-in clears
+        its user's stale ones, so none piles up); how many."""
+        ...

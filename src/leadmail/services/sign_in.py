@@ -16,6 +16,7 @@ import secrets
 
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.users import (
+    SESSION_IDLE,
     Session,
     SignInRefused,
     SignInThrottled,
@@ -86,8 +87,9 @@ class SignIn:
         assert found.password_hash is not None  # (verified against it)
         if self._hasher.needs_rehash(found.password_hash):
             await self._store.rehash(found.user.user_id, await self._hasher.hash(password))
-        secret = new_secret()
-        await self._store.start_session(secret.digest, found.user.user_id, self._clock())
+        secret, now = new_secret(), self._clock()
+        await self._store.end_idle_sessions(found.user.user_id, now - SESSION_IDLE)
+        await self._store.start_session(secret.digest, found.user.user_id, now)
         return secret.value
 
     async def session(self, secret: str) -> Session | None:

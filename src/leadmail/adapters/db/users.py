@@ -185,3 +185,14 @@ class PiccoloUserStore(UserStore):
         with refused(_REFUSED), translate_errors():
             async with self._db.writing():
                 await s.delete().where(s.digest == digest)
+
+    async def end_idle_sessions(self, user_id: str, unused_since: datetime) -> int:
+        s = self._sessions
+        with refused(_REFUSED), translate_errors():
+            async with self._db.writing():
+                ended = await (
+                    s.delete()
+                    .where((s.user_id == user_id) & (s.last_seen_at < unused_since))
+                    .returning(s.digest)
+                )
+        return len(ended)

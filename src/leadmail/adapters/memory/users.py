@@ -121,3 +121,10 @@ class MemoryUserStore(UserStore):
 
     async def end_session(self, digest: str) -> None:
         self._sessions.pop(digest, None)
+
+    async def end_idle_sessions(self, user_id: str, unused_since: datetime) -> int:
+        stale = [d for d, s in self._sessions.items()
+                 if s.user_id == user_id and s.last_seen_at < unused_since]  # fmt: skip
+        for digest in stale:
+            del self._sessions[digest]
+        return len(stale)
