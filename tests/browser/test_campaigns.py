@@ -59,6 +59,9 @@ async def test_create_pause_resume_and_finish_a_campaign(staff: Staff, page: Pag
     await expect(page.locator("#campaign-status")).to_have_text(re.compile("running|done"))
     await expect(page.locator("#campaign-status")).to_have_text("done", timeout=30_000)
     await expect(page.locator("#campaign-sent")).to_have_text(str(LEADS))
+    await page.get_by_role("link", name="Campaigns", exact=True).click()
+    await expect(page.locator("#campaigns")).to_contain_text("Spring open day")
+    await screenshot(page, "campaigns")
 
     with staff.api() as api:
         [campaign] = api.get("/api/v1/campaigns").json()["data"]["items"]

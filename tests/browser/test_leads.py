@@ -32,6 +32,7 @@ async def test_add_edit_tag_filter_and_delete_a_lead(staff: Staff, page: Page) -
     await expect(page.locator("#lead-tags")).to_contain_text("autumn")
     await screenshot(page, "lead")
     await page.get_by_role("link", name="Edit").click()
+    await screenshot(page, "lead-form")
     await page.get_by_label("Name").fill("Grace B. Hopper")
     await page.get_by_role("button", name="Save").click()
     await expect(page.get_by_role("heading", level=1)).to_have_text("Grace B. Hopper")

@@ -13,6 +13,7 @@ async def test_write_a_template_and_see_the_preview_change(staff: Staff, page: P
     await page.get_by_role("link", name="Templates").click()
     await screenshot(page, "templates")
     await page.get_by_role("link", name="New template").click()
+    await screenshot(page, "template-form")
     await page.get_by_label("Name", exact=True).fill("Open day")
     await page.get_by_label("Subject", exact=False).fill("Come on {{date}}")
     html = page.get_by_label("HTML", exact=True)

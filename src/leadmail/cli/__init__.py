@@ -5,27 +5,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TypeVar
+from collections.abc import AsyncIterator, Sequence
 
 import msgspec
 import structlog
 
-from leadmail.adapters.http.timestamps import to_iso
 from leadmail.bootstrap import DEMO_ACCOUNT, Adapters, ensure_demo_key, wire
-from leadmail.cli import accounts, campaigns, leads, purge, users, worker
+from leadmail.cli import accounts, campaigns, keys, leads, purge, users, worker
 from leadmail.cli.failures import failure_of
 from leadmail.cli.hints import command_line
 from leadmail.collector import settle_collector
 from leadmail.config import Settings
-from leadmail.domain.keys import ApiKey
 from leadmail.logs import configure_logging
 from leadmail.preflight import check_start
 from leadmail.services.registry import Services
 
-T = TypeVar("T")
 log = structlog.get_logger("leadmail.cli")
 
 
@@ -72,20 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     migrate = commands.add_parser("migrate", help="apply pending database migrations")
     migrate.set_defaults(run=_migrate)
 
-    keys = commands.add_parser("keys", help="manage API keys").add_subparsers(
-        dest="keys_command", required=True, metavar="ACTION"
-    )
-    create = keys.add_parser("create", help="create a key (and the account if new)")
-    create.add_argument("--account", required=True, help="account name, e.g. acme-academy")
-    create.add_argument("--label", default="", help="what the key is for")
-    create.set_defaults(run=_keys_create)
-    listing = keys.add_parser("list", help="list keys (never the keys themselves)")
-    listing.add_argument("--account", help="only this account's keys")
-    listing.add_argument("--json", action="store_true", help="one JSON object per line")
-    listing.set_defaults(run=_keys_list)
-    revoke = keys.add_parser("revoke", help="revoke a key; it is refused from the next request")
-    revoke.add_argument("key_id")
-    revoke.set_defaults(run=_keys_revoke)
+    keys.add_commands(commands)
     accounts.add_commands(commands)
     leads.add_commands(commands)
     worker.add_commands(commands)
@@ -93,20 +75,6 @@ def _parser() -> argparse.ArgumentParser:
     purge.add_commands(commands)
     users.add_commands(commands)
     return parser
-
-
-def _with_services(
-    settings: Settings, work: Callable[[Services], Awaitable[T]], *, create: bool = True
-) -> T:
-    """``work`` on the database (``create``: False when it only reads: a SQLite file that
-    is not there is said so, not made); no email is sent."""
-
-    async def run() -> T:
-        adapters = Adapters.from_settings(settings, create=create, sending=False)
-        async with adapters.opened(apply_migrations=settings.migrate_on_start):
-            return await work(wire(adapters, settings))
-
-    return asyncio.run(run())
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
@@ -242,48 +210,6 @@ def _migrate(settings: Settings, _: argparse.Namespace) -> int:
     else:
         print("Database is up to date; nothing to apply.")
     print(f"Templates in the catalog: {templates}")
-    return 0
-
-
-def _keys_create(settings: Settings, args: argparse.Namespace) -> int:
-    created = _with_services(settings, lambda s: s.keys.create(args.account, args.label))
-    key = created.key
-    print(f"Created API key {key.key_id} for account '{key.account_name}'.")
-    print("This is the only time the key is shown. Store it now:")
-    print(created.secret)
-    return 0
-
-
-def _keys_list(settings: Settings, args: argparse.Namespace) -> int:
-    keys = _with_services(settings, lambda s: s.keys.list(args.account), create=False)
-    if args.json:
-        for key in keys:
-            print(json.dumps(_key_row(key)))
-        return 0
-    columns = ["key_id", "account", "label", "prefix", "created", "last_used", "revoked"]
-    rows = [[str(v) for v in _key_row(k).values()] for k in keys]
-    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
-    for row in [columns, *rows]:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
-    return 0
-
-
-def _key_row(key: ApiKey) -> dict[str, str]:
-    return {
-        "key_id": key.key_id,
-        "account": key.account_name,
-        "label": key.label,
-        "prefix": key.prefix,
-        "created": to_iso(key.created_at),
-        "last_used": to_iso(key.last_used_at) if key.last_used_at else "-",
-        "revoked": to_iso(key.revoked_at) if key.revoked_at else "-",
-    }
-
-
-def _keys_revoke(settings: Settings, args: argparse.Namespace) -> int:
-    key = _with_services(settings, lambda s: s.keys.revoke(args.key_id), create=False)
-    assert key.revoked_at is not None
-    print(f"Revoked {key.key_id} (account '{key.account_name}') at {to_iso(key.revoked_at)}.")
     return 0
 
 

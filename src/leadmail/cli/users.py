@@ -5,24 +5,19 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
 
 from leadmail.adapters.db.connect import sqlite_path
 from leadmail.adapters.http.timestamps import to_iso
-from leadmail.bootstrap import Adapters, wire
 from leadmail.cli.hints import command_line
+from leadmail.cli.running import with_services
 from leadmail.config import Settings
 from leadmail.domain.errors import DomainError, ValidationFailed
 from leadmail.domain.users import AccountNotFound, User
-from leadmail.services.registry import Services
 from leadmail.services.users import Invitation
 
-T = TypeVar("T")
 EXIT_CODES = (
     "Exit codes: 0 done, 2 no such account or user, an address that is not one, or an"
     " address that already has a user."
@@ -61,15 +56,6 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     disable.set_defaults(run=_disable)
 
 
-def _run(settings: Settings, work: Callable[[Services], Awaitable[T]], *, create: bool) -> T:
-    async def run() -> T:
-        adapters = Adapters.from_settings(settings, create=create, sending=False)
-        async with adapters.opened(apply_migrations=settings.migrate_on_start):
-            return await work(wire(adapters, settings))
-
-    return asyncio.run(run())
-
-
 def _refused(error: DomainError) -> int:
     text = error.described if isinstance(error, ValidationFailed) else error.message
     if isinstance(error, AccountNotFound):
@@ -88,7 +74,7 @@ def _create(settings: Settings, args: argparse.Namespace) -> int:
     if _missing_file(settings):
         return _refused(AccountNotFound(args.account))
     try:
-        invitation = _run(
+        invitation = with_services(
             settings, lambda s: s.users.create(args.account, args.email), create=False
         )
     except DomainError as e:
@@ -101,7 +87,7 @@ def _create(settings: Settings, args: argparse.Namespace) -> int:
 
 def _link(settings: Settings, args: argparse.Namespace) -> int:
     try:
-        invitation = _run(settings, lambda s: s.users.new_link(args.email), create=False)
+        invitation = with_services(settings, lambda s: s.users.new_link(args.email), create=False)
     except DomainError as e:
         return _refused(e)
     print(f"A new link for {invitation.user.email}; any earlier one no longer works.")
@@ -120,7 +106,7 @@ def _say_link(invitation: Invitation) -> None:
 def _list(settings: Settings, args: argparse.Namespace) -> int:
     if _missing_file(settings):
         return 0  # no database yet: no users
-    users = _run(settings, lambda s: s.users.list(args.account), create=False)
+    users = with_services(settings, lambda s: s.users.list(args.account), create=False)
     if args.json:
         for user in users:
             print(json.dumps(_row(user)))
@@ -145,7 +131,7 @@ def _row(user: User) -> dict[str, str]:
 
 def _disable(settings: Settings, args: argparse.Namespace) -> int:
     try:
-        user = _run(settings, lambda s: s.users.disable(args.email), create=False)
+        user = with_services(settings, lambda s: s.users.disable(args.email), create=False)
     except DomainError as e:
         return _refused(e)
     print(f"Disabled {user.email} (account '{user.account_name}'); its sessions have ended.")
