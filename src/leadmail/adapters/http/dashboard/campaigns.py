@@ -12,7 +12,14 @@ from litestar.params import FromPath, FromQuery
 from litestar.response import Redirect, Template
 
 from leadmail.adapters.http.dashboard.leads import segment_pairs
-from leadmail.adapters.http.dashboard.pages import field_errors, form_values, page, see_other
+from leadmail.adapters.http.dashboard.pages import (
+    field_errors,
+    form_values,
+    key_values,
+    page,
+    query_of,
+    see_other,
+)
 from leadmail.adapters.http.dashboard.security import DASHBOARD, session_of
 from leadmail.domain.campaign_recipients import Recipient
 from leadmail.domain.campaigns import AudienceEmpty, CampaignStatus, RecipientStatus
@@ -30,15 +37,6 @@ PAGE_SIZE = 25
 RECIPIENTS_SHOWN = 50
 FORM = ("name", "template_id", "variables", "sender", "reply_to", "send_at", "when")
 ACTIONS = {"pause": "Paused.", "resume": "Resumed.", "cancel": "Cancelled.", "start": "Started."}
-
-
-def _variables(text: str) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for line in text.splitlines():
-        if line.strip():
-            key, _, value = line.partition(":")
-            found[key.strip()] = value.strip()
-    return found
 
 
 def progress_of(view: CampaignView) -> dict[str, Any]:
@@ -90,7 +88,7 @@ class CampaignPages(Controller):
     async def audience_count(self, request: AnyRequest) -> dict[str, Any]:
         """How many leads the audience's filters select now (the form asks as they change)."""
         account = session_of(request).user.account_id
-        query = {k: v for k, v in request.query_params.items() if isinstance(v, str)}
+        query = query_of(request)
         try:
             count = await self.leads.count(account, LeadFilter.parse(segment_pairs(query)))
         except ValidationFailed as e:
@@ -116,7 +114,7 @@ class CampaignPages(Controller):
                     name=values["name"],
                     template_id=values["template_id"],
                     audience=audience,
-                    variables=_variables(values["variables"]),
+                    variables=key_values(values["variables"]),
                     sender=values["sender"] or None,
                     reply_to=values["reply_to"] or None,
                     send_at=values["send_at"] or None if when == "later" else None,

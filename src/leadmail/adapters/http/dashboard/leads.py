@@ -10,7 +10,14 @@ from litestar import Controller, Request, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Stream, Template
 
-from leadmail.adapters.http.dashboard.pages import field_errors, form_values, page, see_other
+from leadmail.adapters.http.dashboard.pages import (
+    field_errors,
+    form_values,
+    key_values,
+    page,
+    query_of,
+    see_other,
+)
 from leadmail.adapters.http.dashboard.security import DASHBOARD, session_of
 from leadmail.domain.errors import ValidationFailed
 from leadmail.domain.lead_listing import LeadQuery
@@ -49,16 +56,6 @@ def _fields_text(lead: Lead | None) -> str:
     return "\n".join(f"{key}: {value}" for key, value in sorted(lead.fields.items()))
 
 
-def _fields(text: str) -> dict[str, str]:
-    """``key: value`` lines (a line without ``:`` is a key with an empty value)."""
-    found: dict[str, str] = {}
-    for line in text.splitlines():
-        if line.strip():
-            key, _, value = line.partition(":")
-            found[key.strip()] = value.strip()
-    return found
-
-
 def _form_of(lead: Lead | None) -> dict[str, str]:
     if lead is None:
         return dict.fromkeys((*TEXT_FIELDS, "tags", "fields"), "")
@@ -76,7 +73,7 @@ class LeadPages(Controller):
     @get("/")
     async def listing(self, request: AnyRequest) -> Template:
         account = session_of(request).user.account_id
-        query = {k: v for k, v in request.query_params.items() if isinstance(v, str)}
+        query = query_of(request)
         segment = segment_pairs(query)
         errors: dict[str, str] = {}
         try:
@@ -107,7 +104,7 @@ class LeadPages(Controller):
     @get("/export")
     async def export_csv(self, request: AnyRequest) -> Stream:
         account = session_of(request).user.account_id
-        query = {k: v for k, v in request.query_params.items() if isinstance(v, str)}
+        query = query_of(request)
         segment = LeadQuery.parse(segment=segment_pairs(query)).filter
         text = await self.exports.open(account, segment)
         return Stream(
@@ -128,7 +125,7 @@ class LeadPages(Controller):
             fields = LeadFields.parse(
                 **{name: values[name] for name in TEXT_FIELDS},
                 tags=_tags(values["tags"]),
-                fields=_fields(values["fields"]),
+                fields=key_values(values["fields"]),
             )
             lead = await self.leads.add(account, fields)
         except ValidationFailed as e:
@@ -164,7 +161,7 @@ class LeadPages(Controller):
         account = session_of(request).user.account_id
         lead = await self.leads.get(account, lead_id)
         values = form_values(await request.form(), *TEXT_FIELDS, "tags", "fields")
-        before, after = _fields(_fields_text(lead)), _fields(values["fields"])
+        before, after = key_values(_fields_text(lead)), key_values(values["fields"])
         # Only what the form changed: a field shown as text and left alone keeps its type.
         patch: dict[str, object] = {k: v for k, v in after.items() if before.get(k) != v}
         patch.update(dict.fromkeys(before.keys() - after.keys()))

@@ -84,3 +84,19 @@ def see_other(path: str, **query: str) -> Redirect:
 
 def form_values(form: Mapping[str, Any], *names: str) -> dict[str, str]:
     return {name: str(form.get(name, "") or "") for name in names}
+
+
+def query_of(request: Request[Any, Any, Any]) -> dict[str, str]:
+    """The query's parameters, the last value of each."""
+    return {k: v for k, v in request.query_params.items() if isinstance(v, str)}
+
+
+def key_values(text: str) -> dict[str, str]:
+    """``key: value`` lines, as the forms' text areas take custom fields, template
+    variables and sample values (a line without ``:`` is a key with an empty value)."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.strip():
+            key, _, value = line.partition(":")
+            found[key.strip()] = value.strip()
+    return found

@@ -12,7 +12,13 @@ from litestar.datastructures import ResponseHeader
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
-from leadmail.adapters.http.dashboard.pages import field_errors, form_values, page, see_other
+from leadmail.adapters.http.dashboard.pages import (
+    field_errors,
+    form_values,
+    key_values,
+    page,
+    see_other,
+)
 from leadmail.adapters.http.dashboard.security import DASHBOARD, session_of
 from leadmail.domain.email import SenderNotAllowed
 from leadmail.domain.errors import LeadNotFound, ValidationFailed
@@ -41,20 +47,11 @@ PREVIEW_HEADERS = [
 NOTICES = {"created": "Template created.", "updated": "Saved: a new version."}
 
 
-def _values(text: str) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for line in text.splitlines():
-        if line.strip():
-            key, _, value = line.partition(":")
-            found[key.strip()] = value.strip()
-    return found
-
-
 def _sample(query: Mapping[str, Any]) -> tuple[dict[str, str], str | None, str]:
     """The preview's sample values and lead, as the template page's form sent them."""
     text = str(query.get("values", "") or "")
     lead = str(query.get("lead_id", "") or "").strip() or None
-    return _values(text), lead, text
+    return key_values(text), lead, text
 
 
 class TemplatePages(Controller):
@@ -79,7 +76,7 @@ class TemplatePages(Controller):
 
     @get("/new")
     async def new(self, request: AnyRequest) -> Template:
-        return await self._form(request, None, dict.fromkeys(FORM, ""), {})
+        return await self._form(request, dict.fromkeys(FORM, ""), {})
 
     @post("/")
     async def create(self, request: AnyRequest) -> Template | Redirect:
@@ -97,9 +94,9 @@ class TemplatePages(Controller):
         try:
             view = await self.authoring.create(account, draft)
         except ValidationFailed as e:
-            return await self._form(request, None, values, field_errors(e))
+            return await self._form(request, values, field_errors(e))
         except TemplateExists as e:
-            return await self._form(request, None, values, {"name": e.message})
+            return await self._form(request, values, {"name": e.message})
         return see_other(f"{TEMPLATES}/{view.template.template_id}", said="created")
 
     @get("/{template_id:str}")
@@ -173,10 +170,6 @@ class TemplatePages(Controller):
         versions = await self.templates.versions(account, template_id, VERSIONS_SHOWN)
         _, lead_id, sample_text = _sample(request.query_params)
         said = request.query_params.get("said")
-        layouts = [
-            t for t in await self.templates.list(account)
-            if t.kind is TemplateKind.LAYOUT and not t.predefined
-        ]  # fmt: skip
         query = {k: v for k, v in request.query_params.items() if k in ("values", "lead_id")}
         return page(
             request,
@@ -193,21 +186,13 @@ class TemplatePages(Controller):
             sample=sample_text,
             lead_id=lead_id or "",
             preview_query=query,
-            layouts=layouts,
+            layouts=await self._layouts(account),
         )
 
     async def _form(
-        self,
-        request: AnyRequest,
-        template: None,
-        values: dict[str, str],
-        errors: dict[str, str],
+        self, request: AnyRequest, values: dict[str, str], errors: dict[str, str]
     ) -> Template:
         account = session_of(request).user.account_id
-        layouts = [
-            t for t in await self.templates.list(account)
-            if t.kind is TemplateKind.LAYOUT and not t.predefined
-        ]  # fmt: skip
         return page(
             request,
             "template_form.html",
@@ -216,8 +201,13 @@ class TemplatePages(Controller):
             status_code=422 if errors else 200,
             values=values,
             errors=errors,
-            layouts=layouts,
+            layouts=await self._layouts(account),
         )
+
+    async def _layouts(self, account_id: str) -> list[Any]:
+        """The account's own layouts, which its templates may name."""
+        every = await self.templates.list(account_id)
+        return [t for t in every if t.kind is TemplateKind.LAYOUT and not t.predefined]
 
 
 def _form_of(template: Any) -> dict[str, str]:
