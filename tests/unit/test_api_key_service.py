@@ -299,3 +299,17 @@ async def test_a_revoked_key_is_not_touched(
         await key_service.authenticate(created.secret)
 
     assert (await stored(key_store, created.key.key_id)).last_used_at is None
+
+
+async def test_a_revoke_for_an_account_leaves_another_accounts_key_alone(
+    key_service: ApiKeyService, key_store: MemoryApiKeyStore
+) -> None:
+    theirs = await key_service.create("other-school")
+    mine = await key_service.create("acme")
+
+    with pytest.raises(ApiKeyNotFound):
+        await key_service.revoke(theirs.key.key_id, "acme")
+    revoked = await key_service.revoke(mine.key.key_id, "acme")
+
+    assert (await stored(key_store, theirs.key.key_id)).active
+    assert not revoked.active

@@ -57,7 +57,13 @@ class ApiKeyService:
     async def list(self, account_name: str | None = None) -> list[ApiKey]:
         return await self._store.list_keys(account_name)
 
-    async def revoke(self, key_id: str) -> ApiKey:
+    async def revoke(self, key_id: str, account_name: str | None = None) -> ApiKey:
+        """``account_name``: only a key of that account (the dashboard's; another
+        account's key is not found). ApiKeyNotFound."""
+        if account_name is not None:
+            own = {key.key_id for key in await self._store.list_keys(account_name)}
+            if key_id not in own:
+                raise ApiKeyNotFound(key_id)
         key = await self._store.revoke(key_id, self._clock())
         if key is None:
             raise ApiKeyNotFound(key_id)

@@ -43,11 +43,10 @@ class KeyPages(Controller):
 
     @post("/{key_id:str}/revoke")
     async def revoke(self, request: AnyRequest, key_id: FromPath[str]) -> Redirect:
-        user = session_of(request).user
-        mine = {key.key_id for key in await self.keys.list(user.account_name)}
-        if key_id not in mine:  # another account's key is none of this one's
-            raise NotFoundException(ApiKeyNotFound(key_id).message)
-        await self.keys.revoke(key_id)
+        try:
+            await self.keys.revoke(key_id, session_of(request).user.account_name)
+        except ApiKeyNotFound as e:  # (no API route answers it: not in the error table)
+            raise NotFoundException(e.message) from e
         return see_other(KEYS, said="revoked")
 
     async def _page(
