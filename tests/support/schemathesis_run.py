@@ -30,7 +30,10 @@ only (map_case):
   positive-data check would have asked of the server; any it refuses is a failure of the
   run), then replaced by ``{}`` (every lead: the account holds one, seeded before the
   run), so the data rule does not decide the answer. An audience the document calls
-  invalid is left as it is: that case stays negative.
+  invalid is left as it is: that case stays negative. A campaign's change (PUT) is read
+  the same way: its audience, when it gives one, and, when it names a template or gives
+  variables, a value for every variable of every template of the catalog (the request
+  does not say which template the stored campaign holds; extra variables are taken).
 
 That seeded lead is the harness's own data, so no generated call may remove it (a lead
 read back from an answer can be named by a later call): a DELETE of its id names an id no
@@ -85,6 +88,7 @@ CHECKS_THAT_MUST_RUN = frozenset(
 SHOWN_PER_FAILURE = 3  # distinct answers shown for each failing check of an operation
 TEMPLATE_SEND = "POST /api/v1/email/template"
 CAMPAIGN = "POST /api/v1/campaigns"
+CHANGE_CAMPAIGN = "PUT /api/v1/campaigns/{campaign_id}"
 DELETE_LEAD = "DELETE /api/v1/leads/{lead_id}"
 ERASE = "POST /api/v1/privacy/erase"
 LEAD_ACTION = "POST /api/v1/leads/actions"
@@ -266,20 +270,44 @@ def as_written(body: Any, *, change: bool) -> Any:
     return body
 
 
+def checked_audience(audience: Any, seen: Audiences) -> Any:
+    """An audience the document calls valid, read by the domain's parser (a refusal is a
+    failure of the run), then ``{}``; any other as generated."""
+    if not (isinstance(audience, dict) and AUDIENCE.is_valid(audience)):
+        return audience
+    seen.checked += 1
+    try:
+        LeadFilter.from_json(audience)
+    except ValidationFailed as e:
+        seen.refused.append(f"{audience!r}: {e.message}")
+    return {}
+
+
 def with_campaign_data(body: Any, catalog: Catalog, seen: Audiences) -> Any:
     """A campaign's body with its template's variables given, and a valid audience checked
     by the domain's parser, then made ``{}`` (see the module's docstring)."""
     if not isinstance(body, dict):
         return body
-    audience = body.get("audience", {})
-    if isinstance(audience, dict) and AUDIENCE.is_valid(audience):
-        seen.checked += 1
-        try:
-            LeadFilter.from_json(audience)
-        except ValidationFailed as e:
-            seen.refused.append(f"{audience!r}: {e.message}")
-        body = {**body, "audience": {}}
+    body = {**body, "audience": checked_audience(body.get("audience", {}), seen)}
     return with_variables(body, catalog)
+
+
+def with_change_data(body: Any, catalog: Catalog, seen: Audiences) -> Any:
+    """A campaign change (PUT) as a client makes one: a valid audience checked and made
+    ``{}``, as for a new campaign; and when it names a template or gives variables, a value
+    for every variable of every template of the catalog, since which template the stored
+    campaign holds is not in the request (extra variables are taken). Keys it does not give
+    stay as stored."""
+    if not isinstance(body, dict):
+        return body
+    body = known_template(body, catalog)
+    if "audience" in body:
+        body = {**body, "audience": checked_audience(body["audience"], seen)}
+    given = body.get("variables", {})
+    if ("template_id" in body or "variables" in body) and isinstance(given, dict):
+        every = {name: f"value of {name}" for names in catalog.values() for name in names}
+        body = {**body, "variables": {**given, **every}}
+    return body
 
 
 def fill_data(catalog: Catalog, run: Run, seed_lead_id: str) -> Callable[[Any, Any], Any]:
@@ -291,6 +319,8 @@ def fill_data(catalog: Catalog, run: Run, seed_lead_id: str) -> Callable[[Any, A
         if label == CAMPAIGN and isinstance(case.body, dict):
             body = known_template(case.body, catalog)
             case.body = with_campaign_data(body, catalog, run.audiences)
+        elif label == CHANGE_CAMPAIGN and isinstance(case.body, dict):
+            case.body = with_change_data(case.body, catalog, run.audiences)
         elif label == TEMPLATE_SEND and isinstance(case.body, dict):
             case.body = with_variables(known_template(case.body, catalog), catalog)
         elif label in (CREATE_TEMPLATE, CHANGE_TEMPLATE):
