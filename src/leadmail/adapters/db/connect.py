@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any
 
+import aiosqlite
 from piccolo.engine.base import Engine
 from piccolo.engine.postgres import PostgresEngine
-from piccolo.engine.sqlite import SQLiteEngine
+from piccolo.engine.sqlite import SQLiteEngine, SQLiteTransaction, TransactionType, dict_factory
 
 from leadmail.adapters.db.lead_segments import SQLITE_FOLD, SQLITE_SEARCH
 from leadmail.domain.text_match import fold, search_matches
@@ -48,22 +50,83 @@ class DeferredPostgresEngine(PostgresEngine):
         return None
 
 
+class ClosingTransaction(SQLiteTransaction):
+    """Piccolo's SQLite transaction, whose connection is closed whatever happens to it.
+
+    Piccolo's leaves the connection open when ``BEGIN`` or ``ROLLBACK`` is interrupted: a
+    task cancelled while its ``BEGIN IMMEDIATE`` waits for the write lock (a server
+    stopping, a client gone). aiosqlite runs each connection in a thread that is not a
+    daemon, so such a connection keeps the process from exiting, and once its ``BEGIN``
+    gets the lock, keeps every other writer waiting."""
+
+    __slots__ = ()
+
+    async def __aenter__(self) -> SQLiteTransaction:
+        try:
+            return await super().__aenter__()
+        except BaseException:
+            if self._parent is None and getattr(self, "connection", None) is not None:
+                self.connection.stop()  # closes it and ends its thread; nothing to await
+            raise
+
+    async def __aexit__(self, exception_type: Any, exception: Any, traceback: Any) -> bool:
+        try:
+            return await super().__aexit__(exception_type, exception, traceback)
+        except BaseException:
+            if self._parent is None:  # the rollback, commit or close interrupted
+                self.connection.stop()  # uncommitted: SQLite rolls back as it closes
+                self.engine.current_transaction.reset(self.context)
+            raise
+
+
 class LeadmailSQLiteEngine(SQLiteEngine):
     """Piccolo's SQLite engine, each connection given the domain's own text functions
     (lead_segments.py calls them), so a search and a custom text field compare exactly as
     the domain and Postgres do. The first connection makes the file, if it is new, private
-    (create_private)."""
+    (create_private).
+
+    No connection outlives the task that opened it (ClosingTransaction; a connection whose
+    set-up is interrupted is closed), and ``close_left_open`` closes any that did, as the
+    database closes: an open connection's thread would keep the process from exiting."""
 
     _file_ready = False
+
+    def __init__(self, path: str, **connection_kwargs: Any) -> None:
+        super().__init__(path=path, **connection_kwargs)
+        self._open: weakref.WeakSet[aiosqlite.Connection] = weakref.WeakSet()
 
     async def get_connection(self) -> Any:
         if not self._file_ready:
             create_private(self.path)
             self._file_ready = True
-        connection = await super().get_connection()
-        await connection.create_function(SQLITE_FOLD, 1, _fold, deterministic=True)
-        await connection.create_function(SQLITE_SEARCH, 3, _search, deterministic=True)
+        connection = await aiosqlite.connect(**self.connection_kwargs)  # closed if cancelled
+        try:
+            connection.row_factory = dict_factory  # type: ignore[assignment]
+            await connection.execute("PRAGMA foreign_keys = 1")
+            await connection.create_function(SQLITE_FOLD, 1, _fold, deterministic=True)
+            await connection.create_function(SQLITE_SEARCH, 3, _search, deterministic=True)
+        except BaseException:
+            connection.stop()
+            raise
+        self._open.add(connection)
         return connection
+
+    def transaction(
+        self,
+        transaction_type: TransactionType = TransactionType.deferred,
+        allow_nested: bool = True,
+    ) -> SQLiteTransaction:
+        return ClosingTransaction(
+            engine=self, transaction_type=transaction_type, allow_nested=allow_nested
+        )
+
+    def close_left_open(self) -> int:
+        """Close every connection still open (each ends its thread); how many there were."""
+        left = [c for c in self._open if c._connection is not None]
+        for connection in left:
+            connection.stop()
+        self._open.clear()
+        return len(left)
 
     async def _run_in_new_connection(
         self,
@@ -82,7 +145,7 @@ class LeadmailSQLiteEngine(SQLiteEngine):
             await connection.commit()
             return rows
         finally:
-            await connection.close()
+            await connection.close()  # aiosqlite ends the thread even if this is cancelled
 
 
 def _fold(text: object) -> str | None:

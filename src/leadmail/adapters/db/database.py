@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 import asyncpg
+import structlog
 from piccolo.engine.base import Engine
 from piccolo.engine.postgres import PostgresEngine
 from piccolo.engine.sqlite import SQLiteEngine, TransactionType
 from piccolo.querystring import QueryString
 
-from leadmail.adapters.db.connect import engine_for_url
+from leadmail.adapters.db.connect import LeadmailSQLiteEngine, engine_for_url
 from leadmail.adapters.db.errors import translate_errors
 from leadmail.adapters.db.opening import postgres_refusal, sqlite_problem
 from leadmail.adapters.db.pool import FairPool, light_reset
@@ -23,6 +24,7 @@ from leadmail.adapters.db.statements import Row, Statement
 from leadmail.adapters.db.tables import Tables, build_tables
 
 T = TypeVar("T")
+log = structlog.get_logger("leadmail.db")
 
 
 @dataclass
@@ -100,6 +102,10 @@ class Database:
             self.engine.pool = None
             pool, self._pool = self._pool, None
             await pool.close()
+        if isinstance(self.engine, LeadmailSQLiteEngine) and (
+            left := self.engine.close_left_open()
+        ):
+            log.warning("sqlite_connections_left_open", connections=left)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Database]:
