@@ -67,7 +67,7 @@ class CampaignWatch:
 
     async def until(self, work: Awaitable[T]) -> tuple[bool, T | None]:
         """``work``'s result, or (False, None) when the campaign stopped first (``work``
-        is then cancelled)."""
+        is then cancelled, as it is when the caller is)."""
         if not self.running:
             if asyncio.iscoroutine(work):
                 work.close()
@@ -76,6 +76,9 @@ class CampaignWatch:
         stop: asyncio.Future[None] = asyncio.ensure_future(self._either_stop())
         try:
             await asyncio.wait((task, stop), return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # this task cancelled: ``work`` goes with it, not on alone
+            task.cancel()
+            raise
         finally:
             stop.cancel()
         if task.done():
