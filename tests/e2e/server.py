@@ -4,8 +4,10 @@ over, stopped with SIGTERM; optionally with a key of an account of its own."""
 from __future__ import annotations
 
 import contextlib
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +41,7 @@ class LeadmailServer:
     secrets: list[str] = field(default_factory=list)
     primary: IssuedKey | None = None
     killed: bool = False
+    stacks: str = ""  # every thread's stack, read before a kill (stacks_of)
 
     @property
     def base_url(self) -> str:
@@ -84,6 +87,7 @@ class LeadmailServer:
             try:
                 self.process.wait(timeout=STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
+                self.stacks = stacks_of(self.process.pid)
                 self.killed = True
                 self.process.kill()
                 self.process.wait()
@@ -93,8 +97,25 @@ class LeadmailServer:
         """Stop, and check SIGTERM alone was enough: a stop asked for exits 0 (cli/serving.py
         graceful_server)."""
         code = self.stop()
-        assert not self.killed, f"`leadmail serve` ignored SIGTERM:\n{self.stderr()}"
+        assert not self.killed, (
+            f"`leadmail serve` ignored SIGTERM:\n{self.stderr()}\nIts threads:\n{self.stacks}"
+        )
         assert code == 0, f"exit code {code}:\n{self.stderr()}"
+
+
+def stacks_of(pid: int) -> str:
+    """What each thread of a live process is doing (py-spy, a dev dependency): why a
+    server that should have exited has not."""
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent))
+    if spy is None:
+        return "(py-spy not installed)"
+    try:
+        dumped = subprocess.run(
+            [spy, "dump", "--pid", str(pid)], capture_output=True, text=True, timeout=20
+        )
+    except subprocess.TimeoutExpired:
+        return "(py-spy took over 20 s)"
+    return dumped.stdout + dumped.stderr
 
 
 def wait_for_stdout(server: LeadmailServer, needle: str, timeout: float = 5.0) -> str:
