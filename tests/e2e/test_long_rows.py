@@ -21,7 +21,12 @@ from tests.e2e.server import LeadmailServer, running_server, server_with_key
 from tests.e2e.test_lead_files import finished
 from tests.support.envelope import IMPORTS, LEADS, bearer
 
-P99_MS = 100.0
+# No stall: the splitter these files broke held the event loop 1 to 24 s a row, and the
+# import never ended. The bounds tell that apart from a busy machine (this test shares two
+# cores with the rest of the suite, in parallel); the latency figure itself, p99 <= 100 ms
+# of another account's GET, is measured by `make bench` (scenario LR, bench/README.md).
+P99_MS = 300.0
+MAX_MS = 2_000.0
 LONG_LINE = 4_000_000  # characters of one line, over several of the stored 1 MiB pieces
 LONG_NOTE_LINES = 100_000  # lines of a quoted note of about 2 MB, over two pieces
 
@@ -104,7 +109,9 @@ def test_rows_of_megabytes_end_as_failed_rows_while_other_requests_stay_fast(
     assert "not imported" in errors[0]["message"]
     assert not poller.failures, poller.failures[:5]
     assert len(poller.latencies_ms) > 20
-    assert poller.p99() < P99_MS, f"p99 {poller.p99():.1f} ms, max {max(poller.latencies_ms)}"
+    slowest = max(poller.latencies_ms)
+    assert poller.p99() < P99_MS, f"p99 {poller.p99():.1f} ms, max {slowest:.1f} ms"
+    assert slowest < MAX_MS, f"p99 {poller.p99():.1f} ms, max {slowest:.1f} ms"
 
 
 def import_running(api: httpx.Client, data: bytes, until_rows: int) -> tuple[str, Any]:
