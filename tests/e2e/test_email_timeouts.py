@@ -74,8 +74,11 @@ def test_a_hanging_provider_is_503_within_the_deadline_and_logged_failed(
     assert logged == error["data"]
     requests = rig.standin.requests
     assert all(r.answer == "hang" for r in requests), requests
-    # Every attempt counted is one request the provider saw: more than one fits in 3 s.
-    assert len(requests) == logged["attempts"] >= 2, (requests, logged)
+    # Every attempt counted is a request the provider saw, but for the last, which the
+    # deadline may cut before its request has all arrived (seen on a loaded machine); more
+    # than one fits in 3 s.
+    assert logged["attempts"] >= 2, logged
+    assert logged["attempts"] - 1 <= len(requests) <= logged["attempts"], (requests, logged)
 
 
 def test_a_template_send_to_a_hanging_provider_ends_at_one_deadline(rig: EmailRig) -> None:
@@ -95,7 +98,10 @@ def test_a_template_send_to_a_hanging_provider_ends_at_one_deadline(rig: EmailRi
     messages = error["data"]["messages"]
     assert [m["to"] for m in messages] == [[r] for r in recipients]
     assert all(m["status"] == "failed" and m["attempts"] >= 1 for m in messages), messages
-    assert len(rig.standin.requests) == sum(m["attempts"] for m in messages)
+    # As above: each message's last attempt may be cut before the provider saw all of it.
+    attempts = sum(m["attempts"] for m in messages)
+    seen = len(rig.standin.requests)
+    assert attempts - len(messages) <= seen <= attempts, (seen, messages)
 
 
 def test_one_timed_out_attempt_is_retried_under_the_same_provider_idempotency_key(
