@@ -117,6 +117,9 @@ from leadmail.adapters.db.migrations import (
 from leadmail.adapters.db.migrations import (
     leadmail_2026_11_27t22_09_00_101884_dashboard_users as dashboard_users,
 )
+from leadmail.adapters.db.migrations import (
+    leadmail_2026_11_28t01_28_49_099534_activity_counts as activity_counts,
+)
 from leadmail.adapters.db.sender_domains import PiccoloSenderDomainRepository
 from leadmail.adapters.db.templates import PiccoloTemplateRepository
 from leadmail.domain.lead_listing import LeadQuery
@@ -164,6 +167,8 @@ QUOTA_MIGRATIONS = [daily_quotas.ID]
 RETENTION_MIGRATIONS = [retention_indexes.ID]
 # The dashboard's users and their sessions (issue 29).
 USER_MIGRATIONS = [dashboard_users.ID]
+# The overview's counts, kept by triggers (issue 29).
+ACTIVITY_MIGRATIONS = [activity_counts.ID]
 # From the mail tables on: messages, templates, claims and what came after them.
 MAIL_MIGRATIONS = sorted(
     [
@@ -190,6 +195,7 @@ MAIL_MIGRATIONS = sorted(
         *QUOTA_MIGRATIONS,
         *RETENTION_MIGRATIONS,
         *USER_MIGRATIONS,
+        *ACTIVITY_MIGRATIONS,
     ]
 )
 # From the rename of email_messages on (and what came after).
@@ -216,6 +222,7 @@ RENAME_MIGRATIONS = sorted(
         *QUOTA_MIGRATIONS,
         *RETENTION_MIGRATIONS,
         *USER_MIGRATIONS,
+        *ACTIVITY_MIGRATIONS,
     ]
 )
 ALL_MIGRATIONS = sorted([*LEAD_MIGRATIONS, *MAIL_MIGRATIONS])
@@ -241,6 +248,7 @@ LOG_TABLES = {"message_addresses"}
 TIMELINE_TABLES = {"lead_events"}
 ACTION_TABLES = {"lead_actions", "lead_action_members"}
 USER_TABLES = {"users", "user_sessions"}
+ACTIVITY_TABLES = {"activity_counts"}
 OUR_TABLES = (
     LEAD_TABLES
     | MAIL_TABLES
@@ -255,6 +263,7 @@ OUR_TABLES = (
     | TIMELINE_TABLES
     | ACTION_TABLES
     | USER_TABLES
+    | ACTIVITY_TABLES
 )
 LEAD_COLUMNS = {
     "lead_id",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 DAYS = 30
 # A message's outcome as the overview counts it: its status, events applied (a message
@@ -18,10 +18,6 @@ def days_back(now: datetime, days: int = DAYS) -> tuple[date, ...]:
     """The last ``days`` UTC days, oldest first, today last."""
     today = now.astimezone(UTC).date()
     return tuple(today - timedelta(days=n) for n in range(days - 1, -1, -1))
-
-
-def start_of(day: date) -> datetime:
-    return datetime.combine(day, time(), tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)

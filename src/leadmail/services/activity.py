@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from leadmail.domain.activity import Activity, days_back, start_of
+from leadmail.domain.activity import Activity, days_back
 from leadmail.domain.clock import Clock, utc_now
 from leadmail.domain.segments import LeadFilter
 from leadmail.ports.activity import ActivityCounts
@@ -19,9 +19,10 @@ class AccountActivity:
 
     async def overview(self, account_id: str) -> Activity:
         """The four counts at once (on Postgres, each on a connection of its own: the page
-        waits for the longest, not for their sum)."""
+        waits for the longest, not for their sum). Every lead of the account is
+        ``LeadRepository.count`` of no filter, which storage keeps as a count."""
         days = days_back(self._clock())
-        since = start_of(days[0])
+        since = days[0]
         total, leads, messages, suppressions = await asyncio.gather(
             self._leads.count(account_id, LeadFilter()),
             self._counts.leads_per_day(account_id, since),

@@ -57,17 +57,20 @@ class TablesThenSql(MigrationManager):
     # Forwards, after ``sql_forwards``: statements for one kind of database only, by kind
     # ("postgres", "sqlite"), where the two dialects differ (JSON functions, a backfill).
     sql_forwards_by_kind: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    # Backwards, before ``sql_backwards``: likewise, by kind (a trigger's DROP).
+    sql_backwards_by_kind: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     async def run(self, backwards: bool = False) -> None:
         engine = engine_finder()  # the database `leadmail migrate` bound
         assert engine is not None
+        kind = "postgres" if isinstance(engine, PostgresEngine) else "sqlite"
         async with engine.transaction():  # the steps below join it
             if backwards and not self.preview:
-                for statement in self.sql_backwards:
+                undo = (*self.sql_backwards_by_kind.get(kind, ()), *self.sql_backwards)
+                for statement in undo:
                     await engine.run_ddl(statement)
             await super().run(backwards=backwards)
             if not backwards and not self.preview:
-                kind = "postgres" if isinstance(engine, PostgresEngine) else "sqlite"
                 for statement in (*self.sql_forwards, *self.sql_forwards_by_kind.get(kind, ())):
                     await engine.run_ddl(statement)
 

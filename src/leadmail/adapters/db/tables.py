@@ -57,6 +57,7 @@ class Tables:
     lead_action_members: Any
     users: Any
     user_sessions: Any
+    activity_counts: Any
 
 
 def build_tables(engine: Engine[Any] | None) -> Tables:
@@ -393,6 +394,19 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         created_at = Timestamptz()
         last_seen_at = Timestamptz()
 
+    class ActivityCounts(Table, tablename="activity_counts", db=engine):
+        # What the dashboard's overview draws, counted as rows are written, by the
+        # triggers of migration 2026-11-28T01:30:00 (no adapter writes here): an account's
+        # leads by the UTC day they were made ("" for all days: its total), and its
+        # messages by the day they were made and their status. Each writer adds to a row of
+        # its own ``slot`` (on Postgres, its connection's: no two writers wait for one
+        # row), and a read sums the slots. Unique on (account_id, kind, day, slot).
+        account_id = ForeignKey(references=Accounts, on_delete=OnDelete.cascade, null=False)
+        kind = Varchar(length=16)  # "lead", or a message status
+        day = Varchar(length=10)  # YYYY-MM-DD, or "" (a lead total)
+        slot = Integer()
+        n = BigInt()
+
     return Tables(
         accounts=Accounts,
         account_sends=AccountSends,
@@ -418,6 +432,7 @@ def build_tables(engine: Engine[Any] | None) -> Tables:
         lead_action_members=LeadActionMembers,
         users=Users,
         user_sessions=UserSessions,
+        activity_counts=ActivityCounts,
     )
 
 
@@ -446,3 +461,4 @@ LeadActions = _MIGRATION_TABLES.lead_actions
 LeadActionMembers = _MIGRATION_TABLES.lead_action_members
 Users = _MIGRATION_TABLES.users
 UserSessions = _MIGRATION_TABLES.user_sessions
+ActivityCounts = _MIGRATION_TABLES.activity_counts

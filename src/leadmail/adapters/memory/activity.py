@@ -28,20 +28,18 @@ class MemoryActivityCounts(ActivityCounts):
         self._messages = messages
         self._suppressions = suppressions
 
-    async def leads_per_day(self, account_id: str, since: datetime) -> dict[date, int]:
+    async def leads_per_day(self, account_id: str, since: date) -> dict[date, int]:
         found = self._leads._leads.values()
         return dict(
             Counter(_day(x.created_at) for x in found
-                    if x.account_id == account_id and x.created_at >= since)
+                    if x.account_id == account_id and _day(x.created_at) >= since)
         )  # fmt: skip
 
-    async def messages_per_day(
-        self, account_id: str, since: datetime
-    ) -> dict[tuple[date, str], int]:
+    async def messages_per_day(self, account_id: str, since: date) -> dict[tuple[date, str], int]:
         found = self._messages._records.values()
         return dict(
             Counter((_day(m.created_at), m.status.value) for m in found
-                    if m.account_id == account_id and m.created_at >= since
+                    if m.account_id == account_id and _day(m.created_at) >= since
                     and not (m.status is MessageStatus.FAILED and m.last_error == HANDED_BACK))
         )  # fmt: skip
 
