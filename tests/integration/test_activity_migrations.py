@@ -81,6 +81,13 @@ async def test_what_is_stored_is_counted_as_the_migration_applies(empty: EmptyDa
         (date(2026, 3, 10), "failed"): 1,
     }
 
+    # A purge deletes messages in one statement: they leave their counts.
+    gone = plain_statement("DELETE FROM messages WHERE message_id IN (%s, %s)")
+    await database.execute(gone, made[0].message_id, made[2].message_id)
+    assert await counts.messages_per_day(account, DAY.date()) == {
+        (date(2026, 3, 10), "failed"): 1,
+    }
+
 
 async def test_an_account_deleted_takes_its_counts(empty: EmptyDatabase) -> None:
     """Its leads go by cascade, and their triggers count nothing for an account gone."""

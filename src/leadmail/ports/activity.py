@@ -16,9 +16,10 @@ class ActivityCounts(Protocol):
         ...
 
     async def messages_per_day(self, account_id: str, since: date) -> dict[tuple[date, str], int]:
-        """Messages made on each UTC day from ``since`` on, by their status now; a
-        campaign message handed back unsent (``failed`` with domain/campaigns.HANDED_BACK)
-        is left out: no mail went."""
+        """Messages made on each UTC day from ``since`` on, by their outcome now (their
+        status once not pending); a pending message is left out, and so is a campaign
+        message handed back unsent (``failed`` with domain/campaigns.HANDED_BACK): no mail
+        went."""
         ...
 
     async def suppressions_by_reason(self, account_id: str) -> dict[str, int]: ...

@@ -40,6 +40,7 @@ class MemoryActivityCounts(ActivityCounts):
         return dict(
             Counter((_day(m.created_at), m.status.value) for m in found
                     if m.account_id == account_id and _day(m.created_at) >= since
+                    and m.status is not MessageStatus.PENDING
                     and not (m.status is MessageStatus.FAILED and m.last_error == HANDED_BACK))
         )  # fmt: skip
 

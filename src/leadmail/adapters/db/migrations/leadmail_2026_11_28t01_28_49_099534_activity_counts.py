@@ -4,18 +4,24 @@ scanning it): ``activity_counts`` (generated), filled by triggers on ``leads`` a
 
 - leads: +1 on INSERT, -1 on DELETE, by the account and the UTC day it was made, and on the
   account's total (day ""). A lead's account and creation time never change.
-- messages: by the account, the UTC day it was made and its status; an UPDATE moves it from
-  its old status to its new one. A message handed back unsent to its campaign (``failed``
-  with domain/campaigns.HANDED_BACK, written into the trigger's text from that constant) is
-  no outcome: it is counted nowhere.
+- messages: by the account, the UTC day it was made and its outcome (its status once it
+  is not pending); an UPDATE of its status moves it from the old outcome to the new. A
+  pending message is no outcome yet, nor is one handed back unsent to its campaign
+  (``failed`` with domain/campaigns.HANDED_BACK, written into the trigger's text from that
+  constant): they are counted nowhere.
 - Every path that writes those rows (a send, an import, an event, an erasure, a purge, an
-  account deleted with its rows) is counted, with no code of its own.
+  account deleted with its rows) is counted, with no code of its own. An account being
+  deleted takes its rows and its counts: nothing is counted for an account gone.
 
-Postgres: statement-level triggers over transition tables, so a batch of 1,000 rows is one
-upsert per (account, day, kind), not 1,000; each connection writes to the ``slot`` of its
-backend's pid (modulo 16), so two writers wait for one row lock only when their pids share
-a slot; the upserts are made in key order. SQLite: row triggers (one writer at a time,
-slot 0). The reads (adapters/db/activity.py) sum the slots.
+Postgres, measured (bench/README.md, issue 29 session 2): leads by statement-level
+triggers over transition tables, so an import's batch of 1,000 rows is one upsert a day,
+not 1,000; messages by row triggers that fire only when the outcome can change (a
+message is written pending, one statement each, then given its outcome; their WHEN is
+checked without calling a function), and a purge's batch delete by one statement-level
+trigger. Each connection writes to the ``slot`` of its backend's pid (modulo 16), so two
+writers wait for one row lock only when their pids share a slot; a statement's upserts
+are made in key order. SQLite: row triggers (one writer at a time, slot 0). The reads
+(adapters/db/activity.py) sum the slots.
 """
 
 from piccolo.columns.base import OnDelete, OnUpdate
@@ -50,29 +56,28 @@ INDEXES = (
     " ON activity_counts (account_id, kind, day, slot)",
 )
 
-_PG_FUNCTIONS = (
-    "CREATE OR REPLACE FUNCTION activity_day(moment timestamptz) RETURNS text"
-    " LANGUAGE sql IMMUTABLE AS $$ SELECT to_char(moment AT TIME ZONE 'UTC', 'YYYY-MM-DD') $$",
-    # A message's kind as counted: its status, or none for one handed back unsent.
-    "CREATE OR REPLACE FUNCTION activity_kind(status text, last_error text) RETURNS text"
-    " LANGUAGE sql IMMUTABLE AS $$ SELECT CASE WHEN status = 'failed' AND last_error = "
-    + _HANDED_BACK
-    + " THEN NULL ELSE status END $$",
-)
-
-
 # An account being deleted takes its leads and messages with it (ON DELETE CASCADE), and
 # its counts: nothing is counted for it any more (its row is gone: a count would break the
 # foreign key, and the account's deletion with it).
-_ACCOUNT_KEPT = "EXISTS (SELECT 1 FROM accounts AS a WHERE a.account_id = changes.account_id)"
+_PG_FUNCTIONS = (
+    "CREATE OR REPLACE FUNCTION activity_day(moment timestamptz) RETURNS text"
+    " LANGUAGE sql IMMUTABLE AS $$ SELECT to_char(moment AT TIME ZONE 'UTC', 'YYYY-MM-DD') $$",
+    # A message's kind as counted: its status once it has an outcome; none while pending,
+    # nor for one handed back unsent.
+    "CREATE OR REPLACE FUNCTION activity_kind(status text, last_error text) RETURNS text"
+    " LANGUAGE sql IMMUTABLE AS $$ SELECT CASE WHEN status = 'pending'"
+    " OR (status = 'failed' AND last_error = " + _HANDED_BACK + ") THEN NULL ELSE status END $$",
+)
 
 
 def _pg_upsert(changes: str) -> str:
-    """Add ``changes`` (rows of account_id, kind, day, delta) to this connection's slot."""
+    """Add ``changes`` (rows of account_id, kind, day, delta) to this connection's slot, in
+    key order."""
     return (
         "INSERT INTO activity_counts AS c (account_id, kind, day, slot, n)"
         f" SELECT account_id, kind, day, pg_backend_pid() % {SLOTS}, sum(delta)"
-        f" FROM ({changes}) AS changes WHERE kind IS NOT NULL AND {_ACCOUNT_KEPT}"
+        f" FROM ({changes}) AS changes WHERE kind IS NOT NULL AND EXISTS"
+        " (SELECT 1 FROM accounts AS a WHERE a.account_id = changes.account_id)"
         " GROUP BY account_id, kind, day HAVING sum(delta) <> 0"
         " ORDER BY account_id, kind, day"
         " ON CONFLICT (account_id, kind, day, slot) DO UPDATE SET n = c.n + excluded.n;"
@@ -86,13 +91,24 @@ def _pg_leads(rows: str, delta: int) -> str:
     )
 
 
-def _pg_messages(rows: str, delta: int) -> str:
+def _pg_message(row: str, delta: int) -> str:
+    """Add ``delta`` to the count of the ``row``'s outcome (a plpgsql statement, whose plan
+    the session keeps)."""
     return (
-        "SELECT account_id, activity_kind(status, last_error) AS kind,"
-        f" activity_day(created_at) AS day, {delta} AS delta FROM {rows}"
+        "INSERT INTO activity_counts AS c (account_id, kind, day, slot, n)"
+        f" SELECT {row}.account_id, activity_kind({row}.status, {row}.last_error),"
+        f" activity_day({row}.created_at), pg_backend_pid() % {SLOTS}, {delta}"
+        f" WHERE activity_kind({row}.status, {row}.last_error) IS NOT NULL AND EXISTS"
+        f" (SELECT 1 FROM accounts AS a WHERE a.account_id = {row}.account_id)"
+        " ON CONFLICT (account_id, kind, day, slot) DO UPDATE SET n = c.n + excluded.n;"
     )
 
 
+# Leads: statement-level (an import writes a batch in one statement: one upsert a day).
+# Messages: row-level, fired only when the outcome can change (a message is written as
+# pending, one statement a message, then given its outcome): a pending message costs
+# nothing, an outcome one upsert. A purge deletes a batch in one statement:
+# statement-level.
 _PG_TRIGGERS = (
     "CREATE OR REPLACE FUNCTION activity_count_leads() RETURNS trigger LANGUAGE plpgsql AS $$"
     " BEGIN IF TG_OP = 'INSERT' THEN "
@@ -100,28 +116,33 @@ _PG_TRIGGERS = (
     + " ELSE "
     + _pg_upsert(_pg_leads("removed", -1))
     + " END IF; RETURN NULL; END $$",
-    "CREATE OR REPLACE FUNCTION activity_count_messages() RETURNS trigger LANGUAGE plpgsql AS $$"
-    " BEGIN IF TG_OP = 'INSERT' THEN "
-    + _pg_upsert(_pg_messages("added", 1))
-    + " ELSIF TG_OP = 'UPDATE' THEN "
-    + _pg_upsert(_pg_messages("added", 1) + " UNION ALL " + _pg_messages("removed", -1))
-    + " ELSE "
-    + _pg_upsert(_pg_messages("removed", -1))
-    + " END IF; RETURN NULL; END $$",
+    "CREATE OR REPLACE FUNCTION activity_count_message() RETURNS trigger LANGUAGE plpgsql AS $$"
+    " BEGIN IF TG_OP = 'UPDATE' THEN "
+    + _pg_message("OLD", -1)
+    + " END IF; "
+    + _pg_message("NEW", 1)
+    + " RETURN NULL; END $$",
+    "CREATE OR REPLACE FUNCTION activity_count_messages_removed() RETURNS trigger"
+    " LANGUAGE plpgsql AS $$ BEGIN "
+    + _pg_upsert(
+        "SELECT account_id, activity_kind(status, last_error) AS kind,"
+        " activity_day(created_at) AS day, -1 AS delta FROM removed"
+    )
+    + " RETURN NULL; END $$",
     "CREATE TRIGGER activity_leads_added AFTER INSERT ON leads"
     " REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION activity_count_leads()",
     "CREATE TRIGGER activity_leads_removed AFTER DELETE ON leads"
     " REFERENCING OLD TABLE AS removed"
     " FOR EACH STATEMENT EXECUTE FUNCTION activity_count_leads()",
-    "CREATE TRIGGER activity_messages_added AFTER INSERT ON messages"
-    " REFERENCING NEW TABLE AS added"
-    " FOR EACH STATEMENT EXECUTE FUNCTION activity_count_messages()",
-    "CREATE TRIGGER activity_messages_changed AFTER UPDATE ON messages"
-    " REFERENCING OLD TABLE AS removed NEW TABLE AS added"
-    " FOR EACH STATEMENT EXECUTE FUNCTION activity_count_messages()",
+    "CREATE TRIGGER activity_messages_added AFTER INSERT ON messages FOR EACH ROW"
+    " WHEN (NEW.status <> 'pending') EXECUTE FUNCTION activity_count_message()",
+    "CREATE TRIGGER activity_messages_changed AFTER UPDATE OF status, last_error ON messages"
+    " FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status"
+    " OR OLD.last_error IS DISTINCT FROM NEW.last_error)"
+    " EXECUTE FUNCTION activity_count_message()",
     "CREATE TRIGGER activity_messages_removed AFTER DELETE ON messages"
     " REFERENCING OLD TABLE AS removed"
-    " FOR EACH STATEMENT EXECUTE FUNCTION activity_count_messages()",
+    " FOR EACH STATEMENT EXECUTE FUNCTION activity_count_messages_removed()",
 )
 
 # The rows already there, after the triggers (whose locks hold other writers back until
@@ -133,8 +154,9 @@ _BACKFILL = (
     " SELECT account_id, 'lead', '', 0, count(*) FROM leads GROUP BY account_id",
     "INSERT INTO activity_counts (account_id, kind, day, slot, n)"
     " SELECT account_id, status, {day}, 0, count(*) FROM messages"
-    " WHERE NOT (status = 'failed' AND last_error = " + _HANDED_BACK + ")"
-    " GROUP BY account_id, status, {day}",
+    " WHERE status <> 'pending' AND NOT (status = 'failed' AND last_error = "
+    + _HANDED_BACK
+    + ") GROUP BY account_id, status, {day}",
 )
 _PG_DAY = "activity_day(created_at)"
 _SQLITE_DAY = "substr(created_at, 1, 10)"
@@ -151,7 +173,10 @@ def _sqlite_add(account: str, kind: str, day: str, delta: int, when: str = "true
 
 
 def _counted(row: str) -> str:
-    return f"NOT ({row}.status = 'failed' AND {row}.last_error = {_HANDED_BACK})"
+    return (
+        f"{row}.status <> 'pending'"
+        f" AND NOT ({row}.status = 'failed' AND {row}.last_error = {_HANDED_BACK})"
+    )
 
 
 def _sqlite_message(row: str, delta: int) -> str:
@@ -173,15 +198,13 @@ _SQLITE_TRIGGERS = (
     + _sqlite_add("OLD.account_id", "'lead'", "substr(OLD.created_at, 1, 10)", -1)
     + _sqlite_add("OLD.account_id", "'lead'", "''", -1)
     + " END",
-    "CREATE TRIGGER IF NOT EXISTS activity_messages_added AFTER INSERT ON messages BEGIN "
-    + _sqlite_message("NEW", 1)
-    + " END",
+    "CREATE TRIGGER IF NOT EXISTS activity_messages_added AFTER INSERT ON messages"
+    " WHEN NEW.status <> 'pending' BEGIN " + _sqlite_message("NEW", 1) + " END",
     "CREATE TRIGGER IF NOT EXISTS activity_messages_changed AFTER UPDATE OF status, last_error"
     " ON messages WHEN OLD.status IS NOT NEW.status OR OLD.last_error IS NOT NEW.last_error"
     " BEGIN " + _sqlite_message("OLD", -1) + _sqlite_message("NEW", 1) + " END",
-    "CREATE TRIGGER IF NOT EXISTS activity_messages_removed AFTER DELETE ON messages BEGIN "
-    + _sqlite_message("OLD", -1)
-    + " END",
+    "CREATE TRIGGER IF NOT EXISTS activity_messages_removed AFTER DELETE ON messages"
+    " WHEN OLD.status <> 'pending' BEGIN " + _sqlite_message("OLD", -1) + " END",
 )
 
 BY_KIND = {
@@ -192,35 +215,24 @@ BY_KIND = {
     ),
     "sqlite": (*_SQLITE_TRIGGERS, *(s.format(day=_SQLITE_DAY) for s in _BACKFILL)),
 }
+_TRIGGERS = (
+    ("activity_leads_added", "leads"),
+    ("activity_leads_removed", "leads"),
+    ("activity_messages_added", "messages"),
+    ("activity_messages_changed", "messages"),
+    ("activity_messages_removed", "messages"),
+)
 BACKWARDS_BY_KIND = {
     "postgres": (
-        *(
-            f"DROP TRIGGER IF EXISTS {name} ON {table}"
-            for name, table in (
-                ("activity_leads_added", "leads"),
-                ("activity_leads_removed", "leads"),
-                ("activity_messages_added", "messages"),
-                ("activity_messages_changed", "messages"),
-                ("activity_messages_removed", "messages"),
-            )
-        ),
+        *(f"DROP TRIGGER IF EXISTS {name} ON {table}" for name, table in _TRIGGERS),
         "DROP FUNCTION IF EXISTS activity_count_leads()",
-        "DROP FUNCTION IF EXISTS activity_count_messages()",
+        "DROP FUNCTION IF EXISTS activity_count_message()",
+        "DROP FUNCTION IF EXISTS activity_count_messages_removed()",
         "DROP FUNCTION IF EXISTS activity_kind(text, text)",
         "DROP FUNCTION IF EXISTS activity_day(timestamptz)",
     ),
-    "sqlite": tuple(
-        f"DROP TRIGGER IF EXISTS {name}"
-        for name in (
-            "activity_leads_added",
-            "activity_leads_removed",
-            "activity_messages_added",
-            "activity_messages_changed",
-            "activity_messages_removed",
-        )
-    ),
+    "sqlite": tuple(f"DROP TRIGGER IF EXISTS {name}" for name, _ in _TRIGGERS),
 }
-
 
 ID = "2026-11-28T01:28:49:099534"
 VERSION = "1.38.0"
