@@ -6,6 +6,9 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
+
+from leadmail.adapters.http.dashboard import pages
 from leadmail.domain.leads import LeadFields
 from tests.api.dashboard_support import Staff, post_form
 from tests.api.support import EPOCH, minutes
@@ -195,3 +198,19 @@ async def test_another_accounts_lead_is_404_on_every_lead_page(staff: Staff) -> 
     assert (kept.name, kept.tags) == ("Theirs", ())
     listing = await staff.client.get("/app/leads")
     assert "theirs@example.com" not in listing.text
+
+
+async def test_a_filters_count_stops_at_the_cap_and_the_total_does_not(
+    staff: Staff, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pages, "COUNT_UP_TO", 2)
+    for name in ("Ada", "Bob", "Cy"):
+        await staff.api.add_lead(name=name, email=f"{name.lower()}@example.com", tags=["vip"])
+
+    vip = await staff.client.get("/app/leads", params={"tag": "vip"})
+    everyone = await staff.client.get("/app/leads")
+    audience = await staff.client.get("/app/campaigns/audience", params={"tag": "vip"})
+
+    assert "more than 2 leads match" in vip.text
+    assert "3 leads in all" in everyone.text
+    assert audience.json() == {"count": "more than 2", "error": ""}

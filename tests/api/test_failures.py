@@ -50,7 +50,9 @@ class UnavailableLeads(MemoryLeadRepository):
     ) -> Lead | None:
         raise StorageUnavailable()
 
-    async def count(self, account_id: str, segment: LeadFilter) -> int:
+    async def count(
+        self, account_id: str, segment: LeadFilter, *, at_most: int | None = None
+    ) -> int:
         raise StorageUnavailable()
 
     async def delete(self, account_id: str, lead_id: str) -> bool:

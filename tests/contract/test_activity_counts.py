@@ -108,9 +108,7 @@ class TestActivityCountsContract:
         account = await storage.new_account()
         first, second, third = (a_message(account, created_at=at(0)) for _ in range(3))
         await storage.messages.add([first, second, third])
-        assert await storage.activity.messages_per_day(account, FIRST_DAY) == {
-            (date(2026, 3, 10), "pending"): 3
-        }
+        assert await storage.activity.messages_per_day(account, FIRST_DAY) == {}  # pending
 
         sent = first.sent("provider-1", 1, at(0, 13))
         await storage.messages.update(
@@ -122,3 +120,18 @@ class TestActivityCountsContract:
             (date(2026, 3, 10), "sent"): 1,
             (date(2026, 3, 10), "failed"): 1,
         }
+
+    async def test_a_segment_is_counted_up_to_at_most_and_the_total_exactly(
+        self, storage: Storage
+    ) -> None:
+        account = await storage.new_account()
+        for i in range(3):
+            await storage.leads.add(
+                a_lead(account, email=f"c{i}@example.com", created_at=at(0), tags=("vip",))
+            )
+        vip = LeadFilter.parse([("tag", "vip")])
+
+        assert await storage.leads.count(account, vip, at_most=2) == 2
+        assert await storage.leads.count(account, vip, at_most=5) == 3
+        assert await storage.leads.count(account, vip) == 3
+        assert await storage.leads.count(account, LeadFilter(), at_most=1) == 3

@@ -66,8 +66,13 @@ class LeadRepository(Protocol):
         strictly after ``query.after``, of the segment ``query.filter``."""
         ...
 
-    async def count(self, account_id: str, segment: LeadFilter) -> int:
-        """How many leads of the account are in the segment."""
+    async def count(
+        self, account_id: str, segment: LeadFilter, *, at_most: int | None = None
+    ) -> int:
+        """How many leads of the account are in the segment; with ``at_most``, no more than
+        that: counting stops there, so its cost is bounded by it, not by the account. Every
+        lead of the account (the empty segment) is counted exactly whatever ``at_most``:
+        storage keeps that count."""
         ...
 
     async def field_keys(self, account_id: str, segment: LeadFilter) -> Sequence[str]:

@@ -76,5 +76,8 @@ class LeadService:
         rows = await self._repository.list(account_id, query)
         return page_of(rows, query.limit)
 
-    async def count(self, account_id: str, segment: LeadFilter) -> int:
-        return await self._repository.count(account_id, segment)
+    async def count(
+        self, account_id: str, segment: LeadFilter, *, at_most: int | None = None
+    ) -> int:
+        """LeadRepository.count: ``at_most`` bounds a segment's count (and its cost)."""
+        return await self._repository.count(account_id, segment, at_most=at_most)

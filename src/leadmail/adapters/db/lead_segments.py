@@ -204,9 +204,15 @@ def _after(query: LeadQuery, clause: str, args: list[Any]) -> tuple[str, list[An
     return clause, [*args, at, at, last_id]
 
 
-def count(kind: Kind, account_id: str, segment: LeadFilter) -> tuple[str, list[Any]]:
+def count(
+    kind: Kind, account_id: str, segment: LeadFilter, at_most: int | None = None
+) -> tuple[str, list[Any]]:
+    """The segment's count; with ``at_most``, of its first ``at_most`` leads found only."""
     clause, args = where(kind, account_id, segment)
-    return f'SELECT count(*) AS "count" FROM "leads"{clause}', args
+    if at_most is None:
+        return f'SELECT count(*) AS "count" FROM "leads"{clause}', args
+    matched = f'SELECT 1 FROM "leads"{clause} LIMIT {int(at_most)}'
+    return f'SELECT count(*) AS "count" FROM ({matched}) AS "matched"', args
 
 
 def field_keys(kind: Kind, account_id: str, segment: LeadFilter) -> tuple[str, list[Any]]:

@@ -200,12 +200,14 @@ class PiccoloLeadRepository(LeadRepository):
         text, args = statement
         return await self._db.fetch(LEADS.statement(text), *args)
 
-    async def count(self, account_id: str, segment: LeadFilter) -> int:
+    async def count(
+        self, account_id: str, segment: LeadFilter, *, at_most: int | None = None
+    ) -> int:
         if segment == EVERYONE:  # kept as leads are written (adapters/db/activity.py)
             total = await self._db.fetchrow(LEAD_TOTAL, account_id)
             assert total is not None
             return int(total["n"])
-        text, args = lead_segments.count(self._db.kind, account_id, segment)
+        text, args = lead_segments.count(self._db.kind, account_id, segment, at_most)
         row = await self._db.fetchrow(LEADS.statement(text), *args)
         assert row is not None
         return int(row["count"])

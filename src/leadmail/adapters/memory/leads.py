@@ -81,12 +81,17 @@ class MemoryLeadRepository(LeadRepository):
         self._leads[(account_id, lead_id)] = changed
         return changed
 
-    async def count(self, account_id: str, segment: LeadFilter) -> int:
-        return sum(
+    async def count(
+        self, account_id: str, segment: LeadFilter, *, at_most: int | None = None
+    ) -> int:
+        found = sum(
             1
             for lead in self._leads.values()
             if lead.account_id == account_id and segment.matches(lead)
         )
+        if at_most is None or segment == LeadFilter():
+            return found
+        return min(found, at_most)
 
     async def field_keys(self, account_id: str, segment: LeadFilter) -> Sequence[str]:
         keys: set[str] = set()

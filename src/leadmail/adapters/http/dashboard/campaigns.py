@@ -11,6 +11,7 @@ from litestar import Controller, Request, get, post
 from litestar.params import FromPath, FromQuery
 from litestar.response import Redirect, Template
 
+from leadmail.adapters.http.dashboard import pages
 from leadmail.adapters.http.dashboard.leads import segment_pairs
 from leadmail.adapters.http.dashboard.pages import (
     field_errors,
@@ -90,10 +91,11 @@ class CampaignPages(Controller):
         account = session_of(request).user.account_id
         query = query_of(request)
         try:
-            count = await self.leads.count(account, LeadFilter.parse(segment_pairs(query)))
+            segment = LeadFilter.parse(segment_pairs(query))
         except ValidationFailed as e:
             return {"count": "—", "error": e.described}
-        return {"count": f"{count:,}", "error": ""}
+        count = await self.leads.count(account, segment, at_most=pages.COUNT_UP_TO + 1)
+        return {"count": pages.shown_count(count, segment), "error": ""}
 
     @post("/")
     async def create(self, request: AnyRequest) -> Template | Redirect:

@@ -10,6 +10,7 @@ from litestar import Controller, Request, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Stream, Template
 
+from leadmail.adapters.http.dashboard import pages
 from leadmail.adapters.http.dashboard.pages import (
     field_errors,
     form_values,
@@ -84,7 +85,7 @@ class LeadPages(Controller):
             errors = field_errors(e)
             asked = LeadQuery.parse(limit=PAGE_SIZE)
         found = await self.leads.list(account, asked)
-        count = await self.leads.count(account, asked.filter)
+        count = await self.leads.count(account, asked.filter, at_most=pages.COUNT_UP_TO + 1)
         kept = {k: v for k, v in query.items() if k not in ("cursor", "deleted") and v}
         return page(
             request,
@@ -95,6 +96,7 @@ class LeadPages(Controller):
             leads=found.leads,
             next_cursor=found.next_cursor,
             count=count,
+            count_shown=pages.shown_count(count, asked.filter),
             filters=kept,
             errors=errors,
             paged=bool(query.get("cursor")),
