@@ -56,9 +56,6 @@ INDEXES = (
     " ON activity_counts (account_id, kind, day, slot)",
 )
 
-# An account being deleted takes its leads and messages with it (ON DELETE CASCADE), and
-# its counts: nothing is counted for it any more (its row is gone: a count would break the
-# foreign key, and the account's deletion with it).
 _PG_FUNCTIONS = (
     "CREATE OR REPLACE FUNCTION activity_day(moment timestamptz) RETURNS text"
     " LANGUAGE sql IMMUTABLE AS $$ SELECT to_char(moment AT TIME ZONE 'UTC', 'YYYY-MM-DD') $$",
@@ -70,6 +67,9 @@ _PG_FUNCTIONS = (
 )
 
 
+# Every count below is made only for an account that is still there (EXISTS): an account
+# being deleted takes its leads and messages with it (ON DELETE CASCADE), and its counts; a
+# count made for it would break the foreign key, and the account's deletion with it.
 def _pg_upsert(changes: str) -> str:
     """Add ``changes`` (rows of account_id, kind, day, delta) to this connection's slot, in
     key order."""
