@@ -153,7 +153,11 @@ class PiccoloMessageRepository(MessageRepository):
                 # a row (a template send's 50 outcomes, recorded as its deadline comes).
                 await self._db.execute(_UPDATE_MANY_SQLITE, _sqlite_rows(messages))
                 return
-            await self._db.execute_many(_UPDATE, [_UPDATE.args(m) for m in messages])
+            # In the order of the counts their outcomes add to (activity_counts: account,
+            # kind, day), so two batches whose connections share a count's slot take its
+            # row locks in one order: they wait for each other, never deadlock.
+            ordered = sorted(messages, key=lambda m: (m.account_id, m.status.value, m.created_at))
+            await self._db.execute_many(_UPDATE, [_UPDATE.args(m) for m in ordered])
 
     async def get(self, account_id: str, message_id: str) -> Message | None:
         with refused():
