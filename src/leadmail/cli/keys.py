@@ -4,10 +4,10 @@ with its first key."""
 from __future__ import annotations
 
 import argparse
-import json
 
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.cli.running import with_services
+from leadmail.cli.tables import print_rows
 from leadmail.config import Settings
 from leadmail.domain.keys import ApiKey
 
@@ -40,15 +40,8 @@ def _keys_create(settings: Settings, args: argparse.Namespace) -> int:
 
 def _keys_list(settings: Settings, args: argparse.Namespace) -> int:
     keys = with_services(settings, lambda s: s.keys.list(args.account), create=False)
-    if args.json:
-        for key in keys:
-            print(json.dumps(_key_row(key)))
-        return 0
     columns = ["key_id", "account", "label", "prefix", "created", "last_used", "revoked"]
-    rows = [[str(v) for v in _key_row(k).values()] for k in keys]
-    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
-    for row in [columns, *rows]:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    print_rows(columns, [_key_row(k) for k in keys], as_json=args.json)
     return 0
 
 

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -13,6 +12,7 @@ from leadmail.adapters.db.connect import sqlite_path
 from leadmail.adapters.http.timestamps import to_iso
 from leadmail.cli.hints import command_line
 from leadmail.cli.running import with_services
+from leadmail.cli.tables import print_rows
 from leadmail.config import Settings
 from leadmail.domain.errors import DomainError, ValidationFailed
 from leadmail.domain.users import AccountNotFound, User
@@ -107,15 +107,8 @@ def _list(settings: Settings, args: argparse.Namespace) -> int:
     if _missing_file(settings):
         return 0  # no database yet: no users
     users = with_services(settings, lambda s: s.users.list(args.account), create=False)
-    if args.json:
-        for user in users:
-            print(json.dumps(_row(user)))
-        return 0
     columns = ["user_id", "account", "email", "state", "created"]
-    rows = [list(_row(u).values()) for u in users]
-    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(columns)]
-    for row in [columns, *rows]:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    print_rows(columns, [_row(u) for u in users], as_json=args.json)
     return 0
 
 
