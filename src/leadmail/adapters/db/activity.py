@@ -11,9 +11,8 @@ from leadmail.adapters.db.database import Database
 from leadmail.adapters.db.statements import plain_statement
 from leadmail.ports.activity import ActivityCounts
 
-LEAD = "lead"  # the kind of a lead's count; a message's is its status
-ALL_DAYS = ""  # the day of an account's lead total
-
+# A lead's count is of kind 'lead' (a message's, its outcome); an account's lead total is
+# the 'lead' count of day ''.
 _LEADS = plain_statement(
     "SELECT day, sum(n) AS n FROM activity_counts"
     " WHERE account_id = %s AND kind = 'lead' AND day >= %s GROUP BY day"
